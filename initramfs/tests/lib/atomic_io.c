@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "atomic_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fiemap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef STATX_WRITE_ATOMIC_DIO
+#define STATX_WRITE_ATOMIC_DIO STATX_WRITE_ATOMIC
+#endif
+
+int atw_statx_limits(int fd, const char *path, struct atw_limits *l)
+{
+	unsigned int want = STATX_BASIC_STATS | STATX_WRITE_ATOMIC_DIO;
+	struct statx stx;
+
+	memset(l, 0, sizeof(*l));
+#ifdef STATX_WRITE_ATOMIC_BUF
+	want |= STATX_WRITE_ATOMIC_BUF;
+	l->buf_known = true;
+#endif
+	memset(&stx, 0, sizeof(stx));
+	if (syscall(SYS_statx, path ? AT_FDCWD : fd, path ? path : "",
+		    path ? 0 : AT_EMPTY_PATH, want, &stx) < 0)
+		return -errno;
+	l->mask = stx.stx_mask;
+	l->attributes = stx.stx_attributes & stx.stx_attributes_mask;
+	l->blksize = stx.stx_blksize;
+	if ((stx.stx_mask & STATX_WRITE_ATOMIC_DIO) &&
+	    (l->attributes & STATX_ATTR_WRITE_ATOMIC)) {
+		l->dio = true;
+		l->dio_min = stx.stx_atomic_write_unit_min;
+		l->dio_max = stx.stx_atomic_write_unit_max;
+		l->dio_segs = stx.stx_atomic_write_segments_max;
+	}
+#ifdef STATX_WRITE_ATOMIC_BUF
+	if ((stx.stx_mask & STATX_WRITE_ATOMIC_BUF) &&
+	    (l->attributes & STATX_ATTR_WRITE_ATOMIC_BUF)) {
+		l->buf = true;
+		l->buf_min = stx.stx_atomic_write_unit_min;
+		l->buf_max = stx.stx_atomic_write_unit_max;
+		l->buf_segs = stx.stx_atomic_write_segments_max;
+	}
+#endif
+	return 0;
+}
+
+void atw_print_limits(const char *what, const struct atw_limits *l)
+{
+	printf("# statx %s: mask 0x%llx attr 0x%llx dio %s [%u..%u, %u segs] buf %s [%u..%u]\n",
+	       what, (unsigned long long)l->mask,
+	       (unsigned long long)l->attributes, l->dio ? "yes" : "no",
+	       l->dio_min, l->dio_max, l->dio_segs,
+	       !l->buf_known ? "unknown-uapi" : l->buf ? "yes" : "no",
+	       l->buf_min, l->buf_max);
+}
+
+const char *atw_disk(void)
+{
+	return getenv("ATW_DISK");
+}
+
+long long atw_disk_queue_attr(const char *disk, const char *attr)
+{
+	const char *name = strrchr(disk, '/');
+	char path[256];
+	long long v;
+	FILE *f;
+
+	name = name ? name + 1 : disk;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", name, attr);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+int atw_file_phys(int fd, off_t off, uint64_t *phys)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent ext[1];
+	} req;
+	struct fiemap_extent *e = &req.fm.fm_extents[0];
+
+	memset(&req, 0, sizeof(req));
+	req.fm.fm_start = off;
+	req.fm.fm_length = 1;
+	req.fm.fm_flags = FIEMAP_FLAG_SYNC;
+	req.fm.fm_extent_count = 1;
+	if (ioctl(fd, FS_IOC_FIEMAP, &req.fm) < 0)
+		return -errno;
+	if (req.fm.fm_mapped_extents != 1 || e->fe_logical > (uint64_t)off ||
+	    (e->fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC)))
+		return -ENODATA;
+	*phys = e->fe_physical + (off - e->fe_logical);
+	return 0;
+}
+
+void *atw_alloc(size_t len)
+{
+	void *p;
+
+	if (posix_memalign(&p, 4096, len ? len : 4096)) {
+		perror("posix_memalign");
+		abort();
+	}
+	memset(p, 0, len);
+	return p;
+}
+
+struct stamp {
+	uint64_t off;
+	uint64_t gen;
+	uint64_t magic;
+};
+
+#define STAMP_MAGIC 0x61747773746d7031ULL /* "atwstmp1" */
+
+/* One 512-byte sector stamped with its device-independent identity. */
+static void stamp_sector(unsigned char *p, uint64_t off, uint64_t gen)
+{
+	struct stamp s = { off, gen, STAMP_MAGIC };
+	size_t j;
+
+	memcpy(p, &s, sizeof(s));
+	for (j = sizeof(s); j < 512; j++)
+		p[j] = (unsigned char)(gen * 31 + off / 512 + j);
+}
+
+void atw_fill(void *buf, size_t len, uint64_t off, uint64_t gen)
+{
+	size_t i;
+
+	for (i = 0; i + 512 <= len; i += 512)
+		stamp_sector((unsigned char *)buf + i, off + i, gen);
+}
+
+bool atw_verify(const void *buf, size_t len, uint64_t off, uint64_t gen)
+{
+	unsigned char want[512];
+	size_t i;
+
+	for (i = 0; i + 512 <= len; i += 512) {
+		stamp_sector(want, off + i, gen);
+		if (memcmp(want, (const unsigned char *)buf + i, 512))
+			return false;
+	}
+	return true;
+}
+
+ssize_t atw_pwrite(int fd, const void *buf, size_t len, off_t off, int flags)
+{
+	struct iovec iov = { (void *)buf, len };
+	ssize_t ret = pwritev2(fd, &iov, 1, off, flags);
+
+	return ret < 0 ? -errno : ret;
+}
+
+ssize_t atw_pread(int fd, void *buf, size_t len, off_t off)
+{
+	ssize_t ret = pread(fd, buf, len, off);
+
+	return ret < 0 ? -errno : ret;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the guest tests: the atomic-write uapi as the variant's
+ * own headers define it, statx limits, the test disk, file-to-device
+ * mapping, and stamped buffers.
+ */
+#ifndef ATW_ATOMIC_IO_H
+#define ATW_ATOMIC_IO_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <linux/fs.h>
+#include <linux/stat.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+/* What statx says about atomic writes on one file. */
+struct atw_limits {
+	uint64_t mask;		/* stx_mask as returned */
+	uint64_t attributes;	/* stx_attributes & stx_attributes_mask */
+	bool dio;		/* STATX_WRITE_ATOMIC(_DIO) answered, attr set */
+	uint32_t dio_min, dio_max, dio_segs;
+	bool buf_known;		/* uapi has STATX_WRITE_ATOMIC_BUF */
+	bool buf;		/* ...answered and STATX_ATTR_WRITE_ATOMIC_BUF */
+	uint32_t buf_min, buf_max, buf_segs;
+	uint32_t blksize;
+};
+
+/* Fills *l for path (or fd when path is NULL). Returns 0 or -errno. */
+int atw_statx_limits(int fd, const char *path, struct atw_limits *l);
+void atw_print_limits(const char *what, const struct atw_limits *l);
+
+/* The test disk named by $ATW_DISK (e.g. /dev/sda); NULL when unset. */
+const char *atw_disk(void);
+/* Reads /sys/block/<disk>/queue/<attr>; returns -1 if absent. */
+long long atw_disk_queue_attr(const char *disk, const char *attr);
+
+/* Device byte address of file offset off, via FIEMAP; -errno on failure. */
+int atw_file_phys(int fd, off_t off, uint64_t *phys);
+
+/* Aligned buffer of len bytes; aborts on failure. */
+void *atw_alloc(size_t len);
+/* Stamps buf with (off, gen) in every 512-byte sector. */
+void atw_fill(void *buf, size_t len, uint64_t off, uint64_t gen);
+/* True if every sector of buf carries (off + i * 512, gen). */
+bool atw_verify(const void *buf, size_t len, uint64_t off, uint64_t gen);
+
+/* pwritev2 of one buffer. Returns bytes written or -errno. */
+ssize_t atw_pwrite(int fd, const void *buf, size_t len, off_t off, int flags);
+ssize_t atw_pread(int fd, void *buf, size_t len, off_t off);
+
+static inline bool atw_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+#endif

@@ -1,0 +1,78 @@
+# shellcheck shell=bash
+# Shared by the entry points in scripts/: paths, variants, series revisions.
+# Source it; it defines functions and variables only.
+
+ATW_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# One variable moves every cache (kernel trees, builds, ccache, images, runs).
+ATW_CACHE=${ATW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/buffered-atomic}
+ATW_TARBALL=${ATW_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+ATW_PRISTINE=$ATW_CACHE/linux/pristine
+ATW_JOBS=${ATW_JOBS:-$(nproc)}
+
+die() {
+	echo "${0##*/}: $*" >&2
+	exit 1
+}
+
+log() {
+	echo "${0##*/}: $*" >&2
+}
+
+# Variants: vanilla (no patches), base (series-base), and one per other
+# series-NAME directory (series-base, then series-NAME).
+atw_variants() {
+	local d
+	echo vanilla
+	[ -d "$ATW_ROOT/series-base" ] && echo base
+	for d in "$ATW_ROOT"/series-*/; do
+		d=${d%/}
+		d=${d##*/series-}
+		[ "$d" = base ] || echo "$d"
+	done
+}
+
+atw_is_variant() {
+	atw_variants | grep -qx -- "$1"
+}
+
+# The patch files of one series directory, in order, without the cover letter.
+atw_series_patches() {
+	local dir=$ATW_ROOT/series-$1
+	[ -d "$dir" ] || return 0
+	find "$dir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+		! -name '0000-*' | LC_ALL=C sort
+}
+
+# Every patch a variant applies, in the order it applies them.
+atw_variant_patches() {
+	case "$1" in
+	vanilla) ;;
+	base) atw_series_patches base ;;
+	*) atw_series_patches base; atw_series_patches "$1" ;;
+	esac
+}
+
+# A variant "exists" for the default test run when it is vanilla or its own
+# series directory holds at least one patch.
+atw_variant_has_series() {
+	case "$1" in
+	vanilla) return 0 ;;
+	*) [ -n "$(atw_series_patches "$1")" ] ;;
+	esac
+}
+
+# Series revision: a short hash of the patches the variant applies.
+atw_series_rev() {
+	local files
+	files=$(atw_variant_patches "$1")
+	if [ -z "$files" ]; then
+		echo 0
+		return
+	fi
+	# shellcheck disable=SC2086
+	cat $files | sha256sum | cut -c1-8
+}
+
+atw_out() {
+	echo "$ATW_CACHE/out/$1"
+}
