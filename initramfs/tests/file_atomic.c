@@ -218,7 +218,10 @@ int main(int argc, char **argv)
 	}
 #ifdef STATX_WRITE_ATOMIC_BUF
 	/* A uapi that names the buffered mask must be answered by the kernel. */
-	check(l.mask & STATX_WRITE_ATOMIC_BUF, "statx answers STATX_WRITE_ATOMIC_BUF");
+	check(l.buf_mask & STATX_WRITE_ATOMIC_BUF, "statx answers STATX_WRITE_ATOMIC_BUF");
+	check(!(l.both_mask & (STATX_WRITE_ATOMIC_BUF | STATX_WRITE_ATOMIC_DIO)),
+	      "statx with both atomic masks answers neither (mask 0x%llx)",
+	      (unsigned long long)l.both_mask);
 #endif
 	return tap_done();
 }

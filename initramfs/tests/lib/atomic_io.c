@@ -11,24 +11,29 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef STATX_WRITE_ATOMIC_DIO
-#define STATX_WRITE_ATOMIC_DIO STATX_WRITE_ATOMIC
-#endif
+static int do_statx(int fd, const char *path, unsigned int mask, struct statx *stx)
+{
+	memset(stx, 0, sizeof(*stx));
+	if (syscall(SYS_statx, path ? AT_FDCWD : fd, path ? path : "",
+		    path ? 0 : AT_EMPTY_PATH, mask, stx) < 0)
+		return -errno;
+	return 0;
+}
 
+/*
+ * STATX_WRITE_ATOMIC_DIO and STATX_WRITE_ATOMIC_BUF share the
+ * stx_atomic_write_* fields and are mutually exclusive in one call (the seed
+ * uapi answers neither when both are asked), so ask one at a time.
+ */
 int atw_statx_limits(int fd, const char *path, struct atw_limits *l)
 {
-	unsigned int want = STATX_BASIC_STATS | STATX_WRITE_ATOMIC_DIO;
 	struct statx stx;
+	int ret;
 
 	memset(l, 0, sizeof(*l));
-#ifdef STATX_WRITE_ATOMIC_BUF
-	want |= STATX_WRITE_ATOMIC_BUF;
-	l->buf_known = true;
-#endif
-	memset(&stx, 0, sizeof(stx));
-	if (syscall(SYS_statx, path ? AT_FDCWD : fd, path ? path : "",
-		    path ? 0 : AT_EMPTY_PATH, want, &stx) < 0)
-		return -errno;
+	ret = do_statx(fd, path, STATX_BASIC_STATS | STATX_WRITE_ATOMIC_DIO, &stx);
+	if (ret)
+		return ret;
 	l->mask = stx.stx_mask;
 	l->attributes = stx.stx_attributes & stx.stx_attributes_mask;
 	l->blksize = stx.stx_blksize;
@@ -40,25 +45,36 @@ int atw_statx_limits(int fd, const char *path, struct atw_limits *l)
 		l->dio_segs = stx.stx_atomic_write_segments_max;
 	}
 #ifdef STATX_WRITE_ATOMIC_BUF
+	l->buf_known = true;
+	ret = do_statx(fd, path, STATX_BASIC_STATS | STATX_WRITE_ATOMIC_BUF, &stx);
+	if (ret)
+		return ret;
+	l->buf_mask = stx.stx_mask;
+	l->buf_attributes = stx.stx_attributes & stx.stx_attributes_mask;
 	if ((stx.stx_mask & STATX_WRITE_ATOMIC_BUF) &&
-	    (l->attributes & STATX_ATTR_WRITE_ATOMIC_BUF)) {
+	    (l->buf_attributes & STATX_ATTR_WRITE_ATOMIC_BUF)) {
 		l->buf = true;
 		l->buf_min = stx.stx_atomic_write_unit_min;
 		l->buf_max = stx.stx_atomic_write_unit_max;
 		l->buf_segs = stx.stx_atomic_write_segments_max;
 	}
+	/* Both masks together: the seed's rule is that neither is answered. */
+	ret = do_statx(fd, path, STATX_WRITE_ATOMIC_DIO | STATX_WRITE_ATOMIC_BUF, &stx);
+	if (ret)
+		return ret;
+	l->both_mask = stx.stx_mask;
 #endif
 	return 0;
 }
 
 void atw_print_limits(const char *what, const struct atw_limits *l)
 {
-	printf("# statx %s: mask 0x%llx attr 0x%llx dio %s [%u..%u, %u segs] buf %s [%u..%u]\n",
+	printf("# statx %s: mask 0x%llx attr 0x%llx dio %s [%u..%u, %u segs] buf %s [%u..%u] (mask 0x%llx)\n",
 	       what, (unsigned long long)l->mask,
 	       (unsigned long long)l->attributes, l->dio ? "yes" : "no",
 	       l->dio_min, l->dio_max, l->dio_segs,
 	       !l->buf_known ? "unknown-uapi" : l->buf ? "yes" : "no",
-	       l->buf_min, l->buf_max);
+	       l->buf_min, l->buf_max, (unsigned long long)l->buf_mask);
 }
 
 const char *atw_disk(void)

@@ -17,10 +17,18 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+/* 6.12 names the DIO mask STATX_WRITE_ATOMIC; the seed uapi renames it. */
+#ifndef STATX_WRITE_ATOMIC_DIO
+#define STATX_WRITE_ATOMIC_DIO STATX_WRITE_ATOMIC
+#endif
+
 /* What statx says about atomic writes on one file. */
 struct atw_limits {
-	uint64_t mask;		/* stx_mask as returned */
-	uint64_t attributes;	/* stx_attributes & stx_attributes_mask */
+	uint64_t mask;		/* stx_mask of the DIO query */
+	uint64_t attributes;	/* its stx_attributes & stx_attributes_mask */
+	uint64_t buf_mask;	/* the same for the buffered query */
+	uint64_t buf_attributes;
+	uint64_t both_mask;	/* stx_mask when both were asked at once */
 	bool dio;		/* STATX_WRITE_ATOMIC(_DIO) answered, attr set */
 	uint32_t dio_min, dio_max, dio_segs;
 	bool buf_known;		/* uapi has STATX_WRITE_ATOMIC_BUF */
