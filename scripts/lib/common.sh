@@ -32,7 +32,11 @@ atw_variants() {
 }
 
 atw_is_variant() {
-	atw_variants | grep -qx -- "$1"
+	local v
+	for v in $(atw_variants); do
+		[ "$v" = "$1" ] && return 0
+	done
+	return 1
 }
 
 # The patch files of one series directory, in order, without the cover letter.
