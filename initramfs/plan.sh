@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Helpers for plans (sourced by /init; plans are sourced after it).
 #
 #   disk SECTOR [PARAM=VALUE...]   (re)load scsi_debug as the test disk with
@@ -26,7 +27,7 @@ disk() {
 	# Atomic unit: one logical block up to 128 KiB (>= 64 KiB as required),
 	# any alignment of a whole number of blocks; no atomic boundary.
 	maxlen=$((131072 / sector))
-	if ! insmod /opt/atw/modules/scsi_debug.ko dev_size_mb=${ATW_DISK_MB:-384} \
+	if ! insmod /opt/atw/modules/scsi_debug.ko dev_size_mb="${ATW_DISK_MB:-384}" \
 		sector_size="$sector" atomic_wr=1 atomic_wr_gran=1 atomic_wr_align=1 \
 		atomic_wr_max_length=$maxlen atomic_wr_max_length_bndry=$maxlen \
 		jdelay=0 ndelay="${ATW_NDELAY:-0}" "$@"; then
@@ -34,7 +35,7 @@ disk() {
 		return 1
 	fi
 	ATW_DISK=""
-	for i in $(seq 1 100); do
+	for _ in $(seq 1 100); do
 		for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
 			[ -e "$d" ] && ATW_DISK=/dev/${d##*/}
 		done
@@ -46,7 +47,7 @@ disk() {
 		fail_plan "scsi_debug disk did not appear"
 		return 1
 	fi
-	export ATW_DISK ATW_SECTOR=$sector
+	export ATW_DISK ATW_SECTOR="$sector"
 	ATW_CONFIG="sd${sector}"
 	echo "atw-plan: disk $ATW_DISK sector $sector $*"
 }
@@ -86,6 +87,7 @@ run() {
 	secs=$(($(date +%s) - start))
 	closing=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$tap" | tail -n 1)
 	if [ -n "$closing" ]; then
+		# shellcheck disable=SC2086 # split "N passed, N failed, N skipped"
 		set -- $closing
 		p=$1 f=$3 s=${5:-0}
 	else
