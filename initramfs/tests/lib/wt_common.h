@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Header-only helpers for the write-through tests (wt_*.c): the test
+ * environment (directory, disk, block sizes, statx limits), device reads at
+ * the FIEMAP address that bypass the page cache, scsi_debug error injection,
+ * remount, byte patterns and stamp versions, xfs_repair.
+ *
+ * Everything is static inline so that a program built against a uapi without
+ * RWF_WRITETHROUGH (which compiles to a single SKIP) has no unused statics.
+ */
+#ifndef ATW_WT_COMMON_H
+#define ATW_WT_COMMON_H
+
+#include "atomic_io.h"
+#include "devcount.h"
+#include "tap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <linux/fiemap.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define WT_UAPI_SKIP "uapi has no RWF_WRITETHROUGH"
+#define WT_SPEC_VALUE 0x00000200	/* DESIGN.md §3.1 */
+
+struct wt_env {
+	const char *dir;
+	const char *disk;
+	unsigned int lbs;	/* device logical block size */
+	unsigned int bs;	/* filesystem block size */
+	unsigned int ps;	/* page size */
+	struct atw_limits lim;	/* statx of a regular file in dir */
+};
+
+static inline struct wt_env *wt_env(void)
+{
+	static struct wt_env e;
+
+	return &e;
+}
+
+static inline int wt_open(const char *name, int flags)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", wt_env()->dir, name);
+	fd = open(path, O_RDWR | O_CREAT | flags, 0644);
+	if (fd < 0)
+		tap_bail("open %s: %s", path, strerror(errno));
+	return fd;
+}
+
+static inline void wt_unlink(const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", wt_env()->dir, name);
+	unlink(path);
+}
+
+/* argv[1] is DIR, $ATW_DISK the disk under it. Bails if either is missing. */
+static inline struct wt_env *wt_setup(int argc, char **argv, const char *usage)
+{
+	struct wt_env *e = wt_env();
+	struct statfs sfs;
+	long long v;
+	int fd;
+
+	if (argc < 2)
+		tap_bail("usage: %s", usage);
+	e->dir = argv[1];
+	e->disk = atw_disk();
+	if (!e->disk)
+		tap_bail("$ATW_DISK unset");
+	v = atw_disk_queue_attr(e->disk, "logical_block_size");
+	if (v <= 0)
+		tap_bail("no logical_block_size for %s", e->disk);
+	e->lbs = v;
+	e->ps = sysconf(_SC_PAGESIZE);
+	fd = wt_open("wt_probe", O_TRUNC);
+	if (fstatfs(fd, &sfs))
+		tap_bail("fstatfs: %s", strerror(errno));
+	e->bs = sfs.f_bsize;
+	if (atw_statx_limits(fd, NULL, &e->lim))
+		tap_bail("statx: %s", strerror(errno));
+	close(fd);
+	wt_unlink("wt_probe");
+	diag("dir %s disk %s: sector %u, fs block %u, page %u", e->dir, e->disk,
+	     e->lbs, e->bs, e->ps);
+	atw_print_limits(e->dir, &e->lim);
+	return e;
+}
+
+/* Flags a FIEMAP lookup found in a range. */
+#define WT_MAP_HOLE	 0x1
+#define WT_MAP_DELALLOC	 0x2
+#define WT_MAP_UNWRITTEN 0x4
+#define WT_MAP_ERROR	 0x8
+
+/*
+ * The extent under file offset off, without FIEMAP_FLAG_SYNC (which would
+ * write dirty data back and hide a write-through that did not write).
+ * Returns 0 with *phys and *avail (bytes of the extent from off), or a
+ * WT_MAP_* flag.
+ */
+static inline int wt_map(int fd, off_t off, uint64_t *phys, uint64_t *avail)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent ext[1];
+	} req;
+	struct fiemap_extent *x = &req.fm.fm_extents[0];
+
+	memset(&req, 0, sizeof(req));
+	req.fm.fm_start = off;
+	req.fm.fm_length = 1;
+	req.fm.fm_extent_count = 1;
+	if (ioctl(fd, FS_IOC_FIEMAP, &req.fm) < 0)
+		return WT_MAP_ERROR;
+	if (req.fm.fm_mapped_extents != 1 || x->fe_logical > (uint64_t)off ||
+	    x->fe_logical + x->fe_length <= (uint64_t)off)
+		return WT_MAP_HOLE;
+	if (x->fe_flags & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN))
+		return WT_MAP_DELALLOC;
+	*phys = x->fe_physical + (off - x->fe_logical);
+	*avail = x->fe_logical + x->fe_length - off;
+	if (x->fe_flags & FIEMAP_EXTENT_UNWRITTEN)
+		return WT_MAP_UNWRITTEN;
+	return 0;
+}
+
+/* Reads len bytes of the device at byte address phys with O_DIRECT. */
+static inline ssize_t wt_dev_pread(void *buf, size_t len, uint64_t phys)
+{
+	int fd = open(wt_env()->disk, O_RDONLY | O_DIRECT);
+	ssize_t ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = pread(fd, buf, len, phys);
+	if (ret < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Writes len bytes to the device at byte address phys with O_DIRECT. */
+static inline ssize_t wt_dev_pwrite(const void *buf, size_t len, uint64_t phys)
+{
+	int fd = open(wt_env()->disk, O_WRONLY | O_DIRECT);
+	ssize_t ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = pwrite(fd, buf, len, phys);
+	if (ret < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * What the device holds for file range [off, off + len) (both multiples of
+ * the logical block size), read at the FIEMAP addresses with O_DIRECT: never
+ * through the file's page cache. Holes, delalloc and unwritten extents read
+ * as zeros and are reported in the returned WT_MAP_* mask (0: all written).
+ */
+static inline int wt_dev_read_range(int fd, void *out, off_t off, size_t len)
+{
+	unsigned int lbs = wt_env()->lbs;
+	unsigned char *bounce;
+	size_t done = 0;
+	int flags = 0;
+
+	bounce = atw_alloc(len);
+	while (done < len) {
+		uint64_t phys = 0, avail = 0;
+		int m = wt_map(fd, off + done, &phys, &avail);
+		size_t n = len - done;
+
+		if (m == WT_MAP_HOLE || m == WT_MAP_DELALLOC || m == WT_MAP_ERROR) {
+			flags |= m;
+			n = lbs;
+			memset((char *)out + done, 0, n);
+			done += n;
+			continue;
+		}
+		flags |= m;
+		if (n > avail)
+			n = avail;
+		if (m == WT_MAP_UNWRITTEN) {
+			memset((char *)out + done, 0, n);
+		} else if (wt_dev_pread(bounce, n, phys) != (ssize_t)n) {
+			flags |= WT_MAP_ERROR;
+			memset((char *)out + done, 0, n);
+		} else {
+			memcpy((char *)out + done, bounce, n);
+		}
+		done += n;
+	}
+	free(bounce);
+	return flags;
+}
+
+/* The device address of file offset off (which must be mapped and written). */
+static inline int wt_phys(int fd, off_t off, uint64_t *phys)
+{
+	uint64_t avail;
+
+	return wt_map(fd, off, phys, &avail);
+}
+
+/* --- byte patterns: byte x of a file written in generation gen --- */
+
+static inline unsigned char wt_byte(uint64_t x, uint64_t gen)
+{
+	uint64_t h = (x + 1) * 0x9e3779b97f4a7c15ULL ^ (gen + 1) * 0xc2b2ae3d27d4eb4fULL;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 32;
+	return (unsigned char)(h | 1);	/* never 0: tells data from zeros */
+}
+
+static inline void wt_pattern(void *buf, size_t len, uint64_t off, uint64_t gen)
+{
+	unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = wt_byte(off + i, gen);
+}
+
+/* Index of the first byte that is not pattern (off, gen), or -1. */
+static inline long wt_pattern_bad(const void *buf, size_t len, uint64_t off,
+				  uint64_t gen)
+{
+	const unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != wt_byte(off + i, gen))
+			return i;
+	return -1;
+}
+
+static inline long wt_nonzero(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i])
+			return i;
+	return -1;
+}
+
+/* --- stamp versions (lib/atomic_io.h atw_fill, 512-byte sectors) --- */
+
+#define WT_STAMP_MAGIC 0x61747773746d7031ULL	/* as in atomic_io.c */
+
+enum wt_version { WT_V_ZERO, WT_V_ONE, WT_V_MIXED };
+
+/*
+ * Whether buf (file range starting at off) is wholly zeros, wholly one
+ * atw_fill() generation (*gen) of exactly this offset, or anything else.
+ */
+static inline enum wt_version wt_version_of(const void *buf, size_t len,
+					    uint64_t off, uint64_t *gen)
+{
+	uint64_t s[3];
+
+	if (wt_nonzero(buf, len) < 0)
+		return WT_V_ZERO;
+	memcpy(s, buf, sizeof(s));
+	if (s[2] != WT_STAMP_MAGIC || s[0] != off)
+		return WT_V_MIXED;
+	*gen = s[1];
+	return atw_verify(buf, len, off, s[1]) ? WT_V_ONE : WT_V_MIXED;
+}
+
+static inline const char *wt_version_name(enum wt_version v)
+{
+	return v == WT_V_ZERO ? "zeros" : v == WT_V_ONE ? "one version" : "mixed";
+}
+
+/* --- disk and filesystem --- */
+
+/* "0:0:0:0" of the disk, from /sys/block/sdX/device. */
+static inline int wt_disk_hctl(char *out, size_t len)
+{
+	const char *name = strrchr(wt_env()->disk, '/');
+	char path[256], link[512];
+	ssize_t n;
+
+	name = name ? name + 1 : wt_env()->disk;
+	snprintf(path, sizeof(path), "/sys/block/%s/device", name);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -errno;
+	link[n] = 0;
+	snprintf(out, len, "%s", basename(link));
+	return 0;
+}
+
+static inline int wt_write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+static inline int wt_read_str(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	return 0;
+}
+
+static inline int wt_inject_path(char *path, size_t len)
+{
+	char hctl[64];
+	int ret = wt_disk_hctl(hctl, sizeof(hctl));
+
+	if (ret)
+		return ret;
+	snprintf(path, len, "/sys/kernel/debug/scsi_debug/%s/error", hctl);
+	return access(path, W_OK) ? -errno : 0;
+}
+
+/*
+ * Make the next `times` commands with this opcode fail at the scsi_debug
+ * device with CHECK CONDITION, MEDIUM ERROR, WRITE ERROR (asc 0x0c): the
+ * midlayer retries it (5 retries) and then completes it with BLK_STS_IOERR,
+ * i.e. -EIO. The failing command writes nothing. Returns 0 or -errno.
+ */
+static inline int wt_inject(uint8_t opcode, int times)
+{
+	char path[256], cmd[128];
+	int ret = wt_inject_path(path, sizeof(path));
+
+	if (ret)
+		return ret;
+	snprintf(cmd, sizeof(cmd), "2 %d 0x%x 0x0 0x0 0x2 0x3 0xc 0x0", -times, opcode);
+	return wt_write_str(path, cmd);
+}
+
+static inline void wt_inject_clear(uint8_t opcode)
+{
+	char path[256], cmd[64];
+
+	if (wt_inject_path(path, sizeof(path)))
+		return;
+	snprintf(cmd, sizeof(cmd), "- 2 0x%x", opcode);
+	wt_write_str(path, cmd);	/* -EINVAL when already used up */
+}
+
+/* scsi_debug module parameter, or -1. */
+static inline long long wt_sdebug_param(const char *name)
+{
+	char path[128], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/module/scsi_debug/parameters/%s", name);
+	if (wt_read_str(path, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 0);
+}
+
+static inline int wt_umount(void)
+{
+	sync();
+	if (umount(wt_env()->dir))
+		return -errno;
+	return 0;
+}
+
+static inline int wt_mount(void)
+{
+	if (mount(wt_env()->disk, wt_env()->dir, "xfs", 0, NULL))
+		return -errno;
+	return 0;
+}
+
+/* Unmounts and mounts the test filesystem; every fd on it must be closed. */
+static inline void wt_remount(void)
+{
+	int ret = wt_umount();
+
+	if (ret)
+		tap_bail("umount %s: %s", wt_env()->dir, strerror(-ret));
+	ret = wt_mount();
+	if (ret)
+		tap_bail("mount %s on %s: %s", wt_env()->disk, wt_env()->dir,
+			 strerror(-ret));
+}
+
+static inline void wt_drop_caches(void)
+{
+	sync();
+	wt_write_str("/proc/sys/vm/drop_caches", "3");
+}
+
+/*
+ * Runs argv with stdout/stderr in /tmp/wt_spawn.log; returns its exit
+ * status, or -1 if it could not run or was killed. Prints the log as diag
+ * lines when the status is not 0.
+ */
+static inline int wt_spawn(char *const argv[])
+{
+	extern char **environ;
+	posix_spawn_file_actions_t fa;
+	char line[256];
+	int status, ret;
+	pid_t pid;
+	FILE *f;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/tmp/wt_spawn.log",
+					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret)
+		return -1;
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		ret = -1;
+	else
+		ret = WEXITSTATUS(status);
+	if (ret) {
+		f = fopen("/tmp/wt_spawn.log", "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = 0;
+			diag("%s: %s", argv[0], line);
+		}
+		if (f)
+			fclose(f);
+	}
+	return ret;
+}
+
+/*
+ * Unmounts, runs xfs_repair -n on the disk (a check named what), mounts
+ * again. After a shutdown the caller must mount once first (log recovery).
+ */
+static inline void wt_check_repair(const char *what)
+{
+	char *argv[] = { "xfs_repair", "-n", (char *)wt_env()->disk, NULL };
+	int ret = wt_umount();
+
+	if (ret)
+		tap_bail("umount %s: %s", wt_env()->dir, strerror(-ret));
+	ret = wt_spawn(argv);
+	check(ret == 0, "%s: xfs_repair -n is clean (status %d)", what, ret);
+	ret = wt_mount();
+	if (ret)
+		tap_bail("mount %s after xfs_repair: %s", wt_env()->disk, strerror(-ret));
+}
+
+/* --- the device trace --- */
+
+/* Starts the device trace; a failure is a failed check later. */
+static inline int wt_trace_start(void)
+{
+	return devcount_start();
+}
+
+/* Writes (plain or atomic) overlapping [phys, phys + len). */
+static inline unsigned int wt_writes_in(const struct devcount *dc, uint64_t phys,
+					uint64_t len)
+{
+	return devcount_writes_in(dc, phys, len);
+}
+
+/* Atomic commands of exactly [phys, phys + len). */
+static inline unsigned int wt_atomics_exact(const struct devcount *dc, uint64_t phys,
+					    uint64_t len)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < dc->ncmd; i++)
+		if (dc->cmd[i].kind == DEVCMD_ATOMIC && dc->cmd[i].offset == phys &&
+		    dc->cmd[i].bytes == len)
+			n++;
+	return n;
+}
+
+/* Bytes of [phys, phys + len) covered by data writes in the trace. */
+static inline uint64_t wt_bytes_covered(const struct devcount *dc, uint64_t phys,
+					uint64_t len)
+{
+	unsigned char *hit = calloc(1, len / 512 + 1);
+	uint64_t covered = 0, s;
+	unsigned int i;
+
+	if (!hit)
+		return 0;
+	for (i = 0; i < dc->ncmd; i++) {
+		const struct devcmd *c = &dc->cmd[i];
+
+		if (c->kind != DEVCMD_WRITE && c->kind != DEVCMD_ATOMIC)
+			continue;
+		for (s = c->offset; s < c->offset + c->bytes; s += 512)
+			if (s >= phys && s < phys + len)
+				hit[(s - phys) / 512] = 1;
+	}
+	for (s = 0; s < len / 512; s++)
+		covered += hit[s] ? 512 : 0;
+	free(hit);
+	return covered;
+}
+
+/* Opcode of the first plain data write in the trace, or 0. */
+static inline uint8_t wt_first_write_opcode(const struct devcount *dc)
+{
+	unsigned int i;
+
+	for (i = 0; i < dc->ncmd; i++)
+		if (dc->cmd[i].kind == DEVCMD_WRITE)
+			return dc->cmd[i].opcode;
+	return 0;
+}
+
+static inline const char *wt_err(ssize_t ret)
+{
+	return ret < 0 ? strerror(-ret) : "ok";
+}
+
+#endif

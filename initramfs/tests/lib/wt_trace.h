@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An ordered device trace for the write-through tests: the dispatch and the
+ * completion of every SCSI command (scsi:scsi_dispatch_cmd_start/_done) and
+ * markers the test writes into the same buffer (trace_marker), in the order
+ * the kernel recorded them (global trace clock). This tells, without any
+ * timing threshold, whether one thing happened before another: whether two
+ * writes to the same blocks were in flight at once, whether a concurrent
+ * store finished before a write-through's I/O completed, how many writes
+ * the device had in flight together.
+ *
+ * Header-only (static inline); one trace at a time per program.
+ */
+#ifndef ATW_WT_TRACE_H
+#define ATW_WT_TRACE_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WT_TRACEFS "/sys/kernel/tracing"
+#define WT_EV_SCSI WT_TRACEFS "/events/scsi/"
+
+enum wt_ev_kind { WT_EV_START, WT_EV_DONE, WT_EV_MARK };
+enum wt_cmd_kind { WT_CMD_READ, WT_CMD_WRITE, WT_CMD_ATOMIC, WT_CMD_FLUSH, WT_CMD_OTHER };
+
+struct wt_ev {
+	enum wt_ev_kind kind;
+	enum wt_cmd_kind cmd;
+	int tag;
+	int fua;
+	int failed;		/* done with a non-GOOD status */
+	uint64_t off, bytes;	/* device bytes */
+	uint8_t cdb[16];
+	int cdblen;
+	int pair;		/* index of the matching done/start, or -1 */
+	char mark[48];
+};
+
+struct wt_trace {
+	struct wt_ev *ev;
+	int n, cap;
+	int marker_fd;
+};
+
+static inline struct wt_trace *wt_tr(void)
+{
+	static struct wt_trace t = { .marker_fd = -1 };
+
+	return &t;
+}
+
+static inline int wt_tr_write(const char *path, const char *val, int flags)
+{
+	int fd = open(path, O_WRONLY | flags);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+/* Clears the buffer and records dispatches, completions and markers. */
+static inline int wt_tr_start(void)
+{
+	struct wt_trace *t = wt_tr();
+	int ret;
+
+	wt_tr_write(WT_EV_SCSI "enable", "0", 0);
+	ret = wt_tr_write(WT_TRACEFS "/buffer_size_kb", "16384", 0);
+	if (!ret)
+		ret = wt_tr_write(WT_TRACEFS "/trace_clock", "global", 0);
+	if (!ret)
+		ret = wt_tr_write(WT_TRACEFS "/trace", "", O_TRUNC);
+	if (!ret)
+		ret = wt_tr_write(WT_TRACEFS "/tracing_on", "1", 0);
+	if (!ret)
+		ret = wt_tr_write(WT_EV_SCSI "scsi_dispatch_cmd_start/enable", "1", 0);
+	if (!ret)
+		ret = wt_tr_write(WT_EV_SCSI "scsi_dispatch_cmd_done/enable", "1", 0);
+	if (ret)
+		return ret;
+	if (t->marker_fd < 0)
+		t->marker_fd = open(WT_TRACEFS "/trace_marker", O_WRONLY);
+	return t->marker_fd < 0 ? -errno : 0;
+}
+
+/* Writes "atw <text>" into the trace; thread-safe (one write(2)). */
+static inline void wt_mark(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static inline void wt_mark(const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "atw ");
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(buf))
+		n = sizeof(buf) - 1;
+	if (wt_tr()->marker_fd >= 0 && write(wt_tr()->marker_fd, buf, n) < 0)
+		return;
+}
+
+static inline uint64_t wt_tr_be(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = (v << 8) | *p++;
+	return v;
+}
+
+static inline void wt_tr_classify(struct wt_ev *e, unsigned int lbs)
+{
+	const uint8_t *c = e->cdb;
+
+	e->cmd = WT_CMD_OTHER;
+	e->off = e->bytes = 0;
+	e->fua = 0;
+	if (e->cdblen < 1)
+		return;
+	switch (c[0]) {
+	case 0x28:
+		e->cmd = WT_CMD_READ;
+		if (e->cdblen >= 10) {
+			e->off = wt_tr_be(c + 2, 4) * lbs;
+			e->bytes = wt_tr_be(c + 7, 2) * lbs;
+		}
+		break;
+	case 0x88:
+		e->cmd = WT_CMD_READ;
+		if (e->cdblen >= 16) {
+			e->off = wt_tr_be(c + 2, 8) * lbs;
+			e->bytes = wt_tr_be(c + 10, 4) * lbs;
+		}
+		break;
+	case 0x2a:
+		if (e->cdblen < 10)
+			break;
+		e->cmd = WT_CMD_WRITE;
+		e->fua = !!(c[1] & 0x08);
+		e->off = wt_tr_be(c + 2, 4) * lbs;
+		e->bytes = wt_tr_be(c + 7, 2) * lbs;
+		break;
+	case 0x8a:
+		if (e->cdblen < 16)
+			break;
+		e->cmd = WT_CMD_WRITE;
+		e->fua = !!(c[1] & 0x08);
+		e->off = wt_tr_be(c + 2, 8) * lbs;
+		e->bytes = wt_tr_be(c + 10, 4) * lbs;
+		break;
+	case 0x9c:
+		if (e->cdblen < 16)
+			break;
+		e->cmd = WT_CMD_ATOMIC;
+		e->fua = !!(c[1] & 0x08);
+		e->off = wt_tr_be(c + 2, 8) * lbs;
+		e->bytes = wt_tr_be(c + 12, 2) * lbs;
+		break;
+	case 0x35:
+	case 0x91:
+		e->cmd = WT_CMD_FLUSH;
+		break;
+	}
+}
+
+static inline int wt_tr_field(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	return p ? atoi(p + strlen(key)) : -1;
+}
+
+static inline int wt_tr_raw(const char *line, uint8_t *cdb, int max)
+{
+	const char *p = strstr(line, "raw=");
+	int n = 0;
+
+	if (!p)
+		return 0;
+	p += 4;
+	while (n < max) {
+		unsigned long v;
+		char *end;
+
+		while (*p == ' ')
+			p++;
+		v = strtoul(p, &end, 16);
+		if (end == p || end - p > 2)
+			break;
+		cdb[n++] = v;
+		p = end;
+	}
+	return n;
+}
+
+static inline void wt_tr_add(struct wt_trace *t, const struct wt_ev *e)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 4096;
+		t->ev = realloc(t->ev, t->cap * sizeof(*t->ev));
+		if (!t->ev) {
+			perror("realloc");
+			abort();
+		}
+	}
+	t->ev[t->n++] = *e;
+}
+
+/* Stops recording and reads the trace. Returns 0 or -errno. */
+static inline int wt_tr_stop(unsigned int lbs)
+{
+	struct wt_trace *t = wt_tr();
+	char *line = NULL;
+	size_t cap = 0;
+	int i, j;
+	FILE *f;
+
+	wt_tr_write(WT_EV_SCSI "scsi_dispatch_cmd_start/enable", "0", 0);
+	wt_tr_write(WT_EV_SCSI "scsi_dispatch_cmd_done/enable", "0", 0);
+	t->n = 0;
+	f = fopen(WT_TRACEFS "/trace", "r");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		struct wt_ev e;
+		const char *m;
+
+		if (line[0] == '#')
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.pair = -1;
+		if (strstr(line, "scsi_dispatch_cmd_start:"))
+			e.kind = WT_EV_START;
+		else if (strstr(line, "scsi_dispatch_cmd_done:"))
+			e.kind = WT_EV_DONE;
+		else if ((m = strstr(line, "tracing_mark_write: atw ")))
+			e.kind = WT_EV_MARK;
+		else
+			continue;
+		if (e.kind == WT_EV_MARK) {
+			snprintf(e.mark, sizeof(e.mark), "%s", m + strlen("tracing_mark_write: atw "));
+			e.mark[strcspn(e.mark, "\n")] = 0;
+		} else {
+			e.tag = wt_tr_field(line, "driver_tag=");
+			e.cdblen = wt_tr_raw(line, e.cdb, sizeof(e.cdb));
+			wt_tr_classify(&e, lbs);
+			if (e.kind == WT_EV_DONE)
+				e.failed = !strstr(line, "status=SAM_STAT_GOOD");
+		}
+		wt_tr_add(t, &e);
+	}
+	free(line);
+	fclose(f);
+	wt_tr_write(WT_TRACEFS "/trace_clock", "local", 0);
+	/* Pair each dispatch with the next completion of the same tag and CDB. */
+	for (i = 0; i < t->n; i++) {
+		if (t->ev[i].kind != WT_EV_START)
+			continue;
+		for (j = i + 1; j < t->n; j++) {
+			struct wt_ev *d = &t->ev[j];
+
+			if (d->kind == WT_EV_DONE && d->pair < 0 && d->tag == t->ev[i].tag &&
+			    d->cdblen == t->ev[i].cdblen &&
+			    !memcmp(d->cdb, t->ev[i].cdb, d->cdblen)) {
+				d->pair = i;
+				t->ev[i].pair = j;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+static inline int wt_tr_is_write(const struct wt_ev *e)
+{
+	return e->kind == WT_EV_START && (e->cmd == WT_CMD_WRITE || e->cmd == WT_CMD_ATOMIC);
+}
+
+/* End of command i (its completion, or the end of the trace). */
+static inline int wt_tr_end(int i)
+{
+	struct wt_trace *t = wt_tr();
+
+	return t->ev[i].pair >= 0 ? t->ev[i].pair : t->n;
+}
+
+/* Index of the first marker equal to text at or after from, or -1. */
+static inline int wt_tr_find_mark(int from, const char *text)
+{
+	struct wt_trace *t = wt_tr();
+	int i;
+
+	for (i = from < 0 ? 0 : from; i < t->n; i++)
+		if (t->ev[i].kind == WT_EV_MARK && !strcmp(t->ev[i].mark, text))
+			return i;
+	return -1;
+}
+
+static inline int wt_tr_overlap(const struct wt_ev *a, const struct wt_ev *b)
+{
+	return a->off < b->off + b->bytes && b->off < a->off + a->bytes;
+}
+
+/*
+ * Pairs of write commands to overlapping device blocks that were in flight
+ * at the same time (the second dispatched before the first completed).
+ * Prints the first few.
+ */
+static inline int wt_tr_concurrent_overlaps(uint64_t lo, uint64_t hi)
+{
+	struct wt_trace *t = wt_tr();
+	int i, j, n = 0;
+
+	for (i = 0; i < t->n; i++) {
+		const struct wt_ev *a = &t->ev[i];
+
+		if (!wt_tr_is_write(a) || a->off + a->bytes <= lo || a->off >= hi)
+			continue;
+		for (j = i + 1; j < wt_tr_end(i); j++) {
+			const struct wt_ev *b = &t->ev[j];
+
+			if (!wt_tr_is_write(b) || !wt_tr_overlap(a, b))
+				continue;
+			if (n++ < 4)
+				printf("#   in flight together: write %llu+%llu (event %d) and %llu+%llu (event %d)\n",
+				       (unsigned long long)a->off, (unsigned long long)a->bytes, i,
+				       (unsigned long long)b->off, (unsigned long long)b->bytes, j);
+		}
+	}
+	return n;
+}
+
+/* Most write commands in flight at once. */
+static inline int wt_tr_max_inflight_writes(void)
+{
+	struct wt_trace *t = wt_tr();
+	int i, cur = 0, max = 0;
+
+	for (i = 0; i < t->n; i++) {
+		const struct wt_ev *e = &t->ev[i];
+
+		if (wt_tr_is_write(e)) {
+			if (++cur > max)
+				max = cur;
+		} else if (e->kind == WT_EV_DONE && e->pair >= 0 &&
+			   wt_tr_is_write(&t->ev[e->pair])) {
+			cur--;
+		}
+	}
+	return max;
+}
+
+#endif
