@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Write-through through Linux AIO (io_submit, raw syscalls; DESIGN.md §3.8)
+ * on the XFS mounted at DIR:
+ *  - batches of 1..64 plain and (if advertised) atomic write-throughs, over
+ *    written extents and allocating, in one io_submit: every event carries
+ *    the length, the device holds every range, atomic ones as one WRITE
+ *    ATOMIC(16) of exactly the range each;
+ *  - asynchronous like DIO: with device latency, io_submit returns while
+ *    the batch's writes are still in flight (a write completes after the
+ *    "submitted" marker in the trace) -- never timed;
+ *  - errors: RWF_ATOMIC without RWF_WRITETHROUGH gives EOPNOTSUPP, a
+ *    misaligned atomic write EINVAL (from io_submit or in the event), a
+ *    device error -EIO in the event; RWF_NOWAIT gives the length or EAGAIN.
+ *
+ * usage: wt_aio DIR
+ */
+#include "lib/wt_common.h"
+#include "lib/wt_trace.h"
+
+#include <linux/aio_abi.h>
+#include <sys/syscall.h>
+
+#ifdef RWF_WRITETHROUGH
+
+#define MAXQ 64
+
+static aio_context_t ctx;
+static uint8_t write_opcode = 0x8a;
+
+static long io_submit_one_batch(long n, struct iocb **cbs)
+{
+	long ret = syscall(SYS_io_submit, ctx, n, cbs);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static long reap(long n, struct io_event *ev)
+{
+	long got = 0;
+
+	while (got < n) {
+		long ret = syscall(SYS_io_getevents, ctx, n - got, n - got, ev + got, NULL);
+
+		if (ret < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		got += ret;
+	}
+	return got;
+}
+
+static void prep(struct iocb *cb, int fd, void *buf, size_t len, off_t off, int flags, int i)
+{
+	memset(cb, 0, sizeof(*cb));
+	cb->aio_lio_opcode = IOCB_CMD_PWRITE;
+	cb->aio_fildes = fd;
+	cb->aio_buf = (uintptr_t)buf;
+	cb->aio_nbytes = len;
+	cb->aio_offset = off;
+	cb->aio_rw_flags = flags;
+	cb->aio_data = i;
+}
+
+static void batch(int fd, int atomic, int alloc, int depth, int slot, int async_check)
+{
+	const struct wt_env *e = wt_env();
+	size_t len = atomic ? (e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min) : e->bs;
+	off_t base = (off_t)slot * MAXQ * 4 * len + (off_t)depth * len;
+	const char *what = atomic ? "atomic WT" : "WT";
+	const char *kind = alloc ? "allocating" : "overwrite";
+	static struct iocb cb[MAXQ];
+	struct iocb *cbs[MAXQ];
+	struct io_event ev[MAXQ];
+	unsigned char *buf[MAXQ], *dev = atw_alloc(len);
+	int i, okres = 0, okdev = 0, exact = 0, late = 0, sub, err;
+	long ret;
+
+	for (i = 0; i < depth; i++) {
+		buf[i] = atw_alloc(len);
+		if (!alloc) {
+			atw_fill(buf[i], len, base + i * len, 1);
+			atw_pwrite(fd, buf[i], len, base + i * len, 0);
+		}
+		atw_fill(buf[i], len, base + i * len, 2);
+		prep(&cb[i], fd, buf[i], len, base + i * len,
+		     RWF_WRITETHROUGH | (atomic ? RWF_ATOMIC : 0), i);
+		cbs[i] = &cb[i];
+	}
+	fsync(fd);
+	err = wt_tr_start();
+	ret = io_submit_one_batch(depth, cbs);
+	wt_mark("submitted");
+	if (!check(ret == depth, "%s %s x%d: io_submit takes the batch (%ld %s)", what, kind, depth,
+		   ret, wt_err(ret)))
+		goto out;
+	ret = reap(depth, ev);
+	err = err ? err : wt_tr_stop(e->lbs);
+	if (!check(ret == depth, "%s %s x%d: every event reaped (%ld)", what, kind, depth, ret))
+		goto out;
+	for (i = 0; i < depth; i++)
+		okres += ev[i].res == (long long)len;
+	sub = err ? -1 : wt_tr_find_mark(0, "submitted");
+	for (i = 0; i < depth; i++) {
+		uint64_t phys;
+		off_t off = base + i * len;
+
+		if (wt_dev_read_range(fd, dev, off, len) == 0 && atw_verify(dev, len, off, 2))
+			okdev++;
+		if (!err && !wt_phys(fd, off, &phys)) {
+			int w;
+
+			for (w = 0; w < wt_tr()->n; w++) {
+				const struct wt_ev *x = &wt_tr()->ev[w];
+
+				if (!wt_tr_is_write(x) || x->off != phys)
+					continue;
+				if (x->cmd == WT_CMD_ATOMIC && x->bytes == len)
+					exact++;
+				if (x->cmd == WT_CMD_WRITE && write_opcode == 0x8a)
+					write_opcode = x->cdb[0];
+				if (sub >= 0 && wt_tr_end(w) > sub)
+					late++;
+			}
+		}
+	}
+	check(okres == depth, "%s %s x%d: every event carries the length (%d of %d; first %lld)", what,
+	      kind, depth, okres, depth, (long long)ev[0].res);
+	check(okdev == depth, "%s %s x%d: the device holds every range (%d of %d)", what, kind, depth,
+	      okdev, depth);
+	if (atomic)
+		check(exact == depth, "%s %s x%d: one WRITE ATOMIC(16) of exactly each range (%d)", what,
+		      kind, depth, exact);
+	if (async_check) {
+		if (err)
+			check(0, "%s %s x%d: trace complete (%d)", what, kind, depth, err);
+		else
+			check(late > 0, "%s %s x%d: asynchronous: io_submit returned with writes in flight (%d completed after it)",
+			      what, kind, depth, late);
+	}
+	diag("%s %s x%d: device had up to %d writes in flight", what, kind, depth,
+	     err ? -1 : wt_tr_max_inflight_writes());
+out:
+	for (i = 0; i < depth; i++)
+		free(buf[i]);
+	free(dev);
+}
+
+/* One iocb: its error from io_submit, or its event's result. */
+static long one(int fd, void *buf, size_t len, off_t off, int flags)
+{
+	struct iocb cb, *cbs[1] = { &cb };
+	struct io_event ev;
+	long ret;
+
+	prep(&cb, fd, buf, len, off, flags, 0);
+	ret = io_submit_one_batch(1, cbs);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = reap(1, &ev);
+	return ret == 1 ? ev.res : ret;
+}
+
+static void errors(int atomic_ok)
+{
+	const struct wt_env *e = wt_env();
+	size_t len = atomic_ok ? (e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min) : e->bs;
+	unsigned char *buf = atw_alloc(2 * len);
+	int fd = wt_open("wt_aio_err", O_TRUNC);
+	off_t off = 16 * (off_t)len;
+	char path[256];
+	long ret;
+
+	ret = one(fd, buf, e->bs, 0, RWF_ATOMIC);
+	check(ret == -EOPNOTSUPP, "RWF_ATOMIC without RWF_WRITETHROUGH: EOPNOTSUPP (got %ld)", ret);
+	if (atomic_ok) {
+		ret = one(fd, buf, 2 * len, off + len, RWF_ATOMIC | RWF_WRITETHROUGH);
+		check(ret == -EINVAL, "misaligned atomic write-through: EINVAL (got %ld)", ret);
+	}
+	ret = one(fd, buf, len, 64 * (off_t)len, RWF_WRITETHROUGH | RWF_NOWAIT);
+	check(ret == (long)len || ret == -EAGAIN, "RWF_WRITETHROUGH|RWF_NOWAIT allocating: length or EAGAIN (got %ld)",
+	      ret);
+	atw_pwrite(fd, buf, len, off, 0);
+	fsync(fd);
+	ret = one(fd, buf, len, off, RWF_WRITETHROUGH | RWF_NOWAIT);
+	check(ret == (long)len || ret == -EAGAIN, "RWF_WRITETHROUGH|RWF_NOWAIT overwrite: length or EAGAIN (got %ld)",
+	      ret);
+	if (wt_inject_path(path, sizeof(path))) {
+		skip("no scsi_debug error injection", "device error: event -EIO");
+		goto out;
+	}
+	sync();
+	if (!wt_inject(write_opcode, 6)) {
+		ret = one(fd, buf, len, off, RWF_WRITETHROUGH);
+		wt_inject_clear(write_opcode);
+		check(ret == -EIO, "device write error under an AIO WT: event -EIO (got %ld)", ret);
+	}
+	if (atomic_ok && !wt_inject(0x9c, 6)) {
+		ret = one(fd, buf, len, off, RWF_WRITETHROUGH | RWF_ATOMIC);
+		wt_inject_clear(0x9c);
+		check(ret == -EIO, "device error under an AIO atomic WT: event -EIO (got %ld)", ret);
+	}
+out:
+	close(fd);
+	free(buf);
+}
+
+static void run(void)
+{
+	const struct wt_env *e = wt_env();
+	int atomic_ok = e->lim.buf_known && e->lim.buf;
+	long long ndelay = wt_sdebug_param("ndelay");
+	int atomic, alloc, depth, fd;
+
+	if (syscall(SYS_io_setup, 2 * MAXQ, &ctx)) {
+		skip("kernel without AIO", "wt_aio");
+		return;
+	}
+	diag("scsi_debug ndelay %lld ns%s", ndelay,
+	     ndelay > 0 ? "" : ": no latency, the asynchrony checks are skipped");
+	for (atomic = 0; atomic <= 1; atomic++) {
+		if (atomic && !atomic_ok) {
+			skip("statx advertises no buffered atomic writes", "atomic write-through via AIO");
+			continue;
+		}
+		fd = wt_open(atomic ? "wt_aio_atomic" : "wt_aio_plain", O_TRUNC);
+		for (alloc = 0; alloc <= 1; alloc++)
+			for (depth = 1; depth <= MAXQ; depth *= 2)
+				batch(fd, atomic, alloc, depth, 1 + alloc, ndelay > 0 && depth >= 4);
+		close(fd);
+	}
+	errors(atomic_ok);
+	syscall(SYS_io_destroy, ctx);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	tap_start("wt_aio");
+#ifdef RWF_WRITETHROUGH
+	wt_setup(argc, argv, "wt_aio DIR");
+	run();
+#else
+	(void)argc;
+	(void)argv;
+	skip(WT_UAPI_SKIP, "wt_aio");
+#endif
+	return tap_done();
+}
