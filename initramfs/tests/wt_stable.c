@@ -10,7 +10,8 @@
  *     not finish before the first write's I/O has completed, and the device
  *     must hold exactly the first write's data afterwards (the later data
  *     never rides along in its command).
- *  2. Threads: synchronous write-throughs of a range in a loop against a
+ *  2. Threads (device latency only, no busy reader): synchronous
+ *     write-throughs of a range in a loop against a
  *     thread doing mmap stores, buffered writes or write-throughs of it: an
  *     operation that starts while a write to the range is in flight ends
  *     after that write completes; no two writes to the range are ever in
@@ -38,6 +39,7 @@ enum bmode { B_MMAP, B_BUFWRITE, B_WT };
 static const char *const bname[] = { "mmap store", "buffered write", "second write-through" };
 
 static unsigned int iters = 24;
+#define MAX_B_OPS 1000
 static atomic_int busy_stop;
 static char qd_path[256];
 static char qd_old[32];
@@ -333,14 +335,13 @@ static void *b_thread(void *arg)
 	struct race *x = arg;
 	unsigned char *buf = atw_alloc(x->r->len);
 
-	while (!atomic_load(&x->stop) && x->nb < 4 * iters) {
+	while (!atomic_load(&x->stop) && x->nb < MAX_B_OPS) {
 		ssize_t ret = b_op(x->r, x->m, x->nb, 1000 + x->nb, buf);
 
 		if (x->m != B_MMAP && ret != (ssize_t)x->r->len)
 			x->errors++;
 		x->nb++;
-		if (x->m == B_MMAP)
-			usleep(100);	/* spread the stores over the loop */
+		usleep(200);	/* spread the operations over A's loop */
 	}
 	free(buf);
 	return NULL;
@@ -361,7 +362,6 @@ static void part_threads(enum bmode m, int flags, const char *what)
 	range_open(&r, "wt_stable_race", len, flags);
 	x.r = &r;
 	x.m = m;
-	busy_start();
 	err = wt_tr_start();
 	pthread_create(&th, NULL, b_thread, &x);
 	for (i = 0; i < iters; i++) {
@@ -378,7 +378,6 @@ static void part_threads(enum bmode m, int flags, const char *what)
 	atomic_store(&x.stop, 1);
 	pthread_join(th, NULL);
 	err = err ? err : wt_tr_stop(e->lbs);
-	busy_end();
 	check(aerr == 0 && x.errors == 0, "%s vs %s: every write returned its length (%u, %u failed)",
 	      what, bname[m], aerr, x.errors);
 	if (!check(!err, "%s vs %s: trace complete (%d)", what, bname[m], err))
@@ -436,8 +435,8 @@ static void part_device_stable(void)
 	wt_mark("A 0 s");
 	sync_file_range(r.fd, r.off, r.len, SYNC_FILE_RANGE_WRITE);
 	b_op(&r, B_MMAP, 0, 3000, buf);
+	wt_mark("A 0 r");	/* the writes fsync sends next are not the writeback's */
 	fsync(r.fd);
-	wt_mark("A 0 r");
 	err = err ? err : wt_tr_stop(e->lbs);
 	busy_end();
 	bad = err ? 1 : order_violations(&r, 1, 1, &exercised);
