@@ -268,6 +268,8 @@ static int pc_store_prepare(struct xarray *xa, u64 pos, u32 len)
 	pgoff_t idx = pos >> PAGE_SHIFT;
 	pgoff_t last = (pos + len - 1) >> PAGE_SHIFT;
 
+	if (!len)
+		return 0;
 	for (; idx <= last; idx++) {
 		struct page *page;
 		void *old;
@@ -532,30 +534,52 @@ static void pc_restore(struct pcblk *pc)
 
 /* ---- request handling ---------------------------------------------- */
 
-/* Returns NULL if the atomic write is one the device accepts. */
-static const char *pc_atomic_invalid(struct pcblk *pc, u64 pos, u32 len)
+enum pc_reject { PCR_OK, PCR_NOT_POW2, PCR_SIZE, PCR_MISALIGNED, PCR_BOUNDARY };
+
+static const char * const pc_reject_name[] = {
+	[PCR_NOT_POW2]		= "not a power of two",
+	[PCR_SIZE]		= "outside the atomic unit",
+	[PCR_MISALIGNED]	= "misaligned",
+	[PCR_BOUNDARY]		= "crosses the atomic boundary",
+};
+
+/* Would hardware accept this atomic write? */
+static enum pc_reject pc_atomic_check(struct pcblk *pc, u64 pos, u32 len)
 {
 	struct queue_limits *lim = &pc->disk->queue->limits;
 	u32 bnd = lim->atomic_write_hw_boundary;
 
-	if (!is_power_of_2(len)) {
-		pc->st.rej_not_pow2++;
-		return "not a power of two";
-	}
+	if (!is_power_of_2(len))
+		return PCR_NOT_POW2;
 	if (len < lim->atomic_write_hw_unit_min ||
-	    len > lim->atomic_write_hw_unit_max) {
+	    len > lim->atomic_write_hw_unit_max)
+		return PCR_SIZE;
+	if (pos & (len - 1))
+		return PCR_MISALIGNED;
+	if (bnd && div64_u64(pos, bnd) != div64_u64(pos + len - 1, bnd))
+		return PCR_BOUNDARY;
+	return PCR_OK;
+}
+
+static void pc_count_reject(struct pcblk *pc, enum pc_reject why)
+{
+	pc->st.rejected_atomic++;
+	switch (why) {
+	case PCR_NOT_POW2:
+		pc->st.rej_not_pow2++;
+		break;
+	case PCR_SIZE:
 		pc->st.rej_size++;
-		return "outside the atomic unit";
-	}
-	if (pos & (len - 1)) {
+		break;
+	case PCR_MISALIGNED:
 		pc->st.rej_misaligned++;
-		return "misaligned";
-	}
-	if (bnd && div64_u64(pos, bnd) != div64_u64(pos + len - 1, bnd)) {
+		break;
+	case PCR_BOUNDARY:
 		pc->st.rej_boundary++;
-		return "crosses the atomic boundary";
+		break;
+	case PCR_OK:
+		break;
 	}
-	return NULL;
 }
 
 static int pc_bio_prepare(struct pcblk *pc, u64 pos, u32 len)
@@ -593,11 +617,13 @@ static void pc_write_inflight(struct pcblk *pc, struct bio *bio, u16 flags)
 	struct pc_rec *r;
 	u8 state = PCS_LOST;
 
+	if (!len)
+		return;
 	r = pc_rec_new(pc, bio->bi_iter.bi_sector, len, flags | PCF_INFLIGHT,
 		       PCS_LOST);
 	pc->st.inflight++;
 	pc->last.inflight++;
-	if ((flags & PCF_ATOMIC) && pc_atomic_invalid(pc, pos, len))
+	if ((flags & PCF_ATOMIC) && pc_atomic_check(pc, pos, len) != PCR_OK)
 		goto out;
 	if (pc_bio_prepare(pc, pos, len))
 		goto out;
@@ -687,16 +713,17 @@ static blk_status_t pc_write(struct pcblk *pc, struct request *rq)
 	if (flags & PCF_ATOMIC) {
 		__rq_for_each_bio(bio, rq) {
 			u64 pos = bio->bi_iter.bi_sector << SECTOR_SHIFT;
-			const char *why = pc_atomic_invalid(pc, pos,
-							    bio->bi_iter.bi_size);
+			enum pc_reject why = pc_atomic_check(pc, pos,
+							     bio->bi_iter.bi_size);
 
-			if (!why)
+			if (why == PCR_OK)
 				continue;
 			pc_rec_new(pc, bio->bi_iter.bi_sector,
 				   bio->bi_iter.bi_size, flags, PCS_REJECTED);
-			pc->st.rejected_atomic++;
+			pc_count_reject(pc, why);
 			pr_info_ratelimited("rejected atomic write of %u bytes at %llu: %s\n",
-					    bio->bi_iter.bi_size, pos, why);
+					    bio->bi_iter.bi_size, pos,
+					    pc_reject_name[why]);
 			rq->rq_flags |= RQF_QUIET;
 			return BLK_STS_INVAL;
 		}
@@ -711,7 +738,8 @@ static blk_status_t pc_write(struct pcblk *pc, struct request *rq)
 		if (sts)
 			return sts;
 	}
-	if (pc->cut_after && --pc->cut_after == 0)
+	/* Only writes that carry data count towards the cut. */
+	if (blk_rq_bytes(rq) && pc->cut_after && --pc->cut_after == 0)
 		pc_cut(pc, "after");
 	return BLK_STS_OK;
 }
