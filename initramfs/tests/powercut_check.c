@@ -241,6 +241,7 @@ struct run {
 	unsigned long ok, acked, failed_eio, failed_other, midstream, notcut;
 	unsigned long torn, lost, bad, checked, atomic_ok, dev_atomic;
 	unsigned long dev_torn, dev_inflight, sync_eio;
+	unsigned long mixed;		/* torn units with a sector of mixed gens */
 	unsigned long stream_est;	/* device writes of a stream not cut */
 	unsigned int rounds;		/* cuts done */
 	bool broken;
@@ -400,66 +401,138 @@ static bool gen_of_unit(struct run *r, unsigned int u, uint64_t gen)
 	       r->gen_unit[gen - r->base_gen] == (int)u;
 }
 
-/* Classifies every unit; returns the number of torn units this round. */
+#define SECTOR_MIXED	((uint64_t)-1)	/* runs of bytes of several generations */
+#define SECTOR_GARBAGE	((uint64_t)-2)	/* bytes no write to this unit carried */
+#define MAX_RUNS	4
+
+/*
+ * A sector whose stamp does not verify may still consist of a few runs of
+ * bytes each from one generation written to the unit: a buffered write
+ * that changed the page while writeback was copying it (the disk does not
+ * ask for stable pages). That is a tear inside the sector; anything else
+ * is garbage. Greedy: at each byte take the generation matching longest.
+ */
+static uint64_t sector_mixed(struct run *r, unsigned int u, const unsigned char *p,
+			     uint64_t off, uint64_t *oldest)
+{
+	unsigned char want[512];
+	size_t i = 0, best, len;
+	unsigned int k, runs = 0;
+	uint64_t best_gen = 0;
+
+	*oldest = UINT64_MAX;
+	while (i < 512 && runs < MAX_RUNS) {
+		best = 0;
+		for (k = 0; k < r->ngen; k++) {
+			if (k && r->gen_unit[k] != (int)u)
+				continue;
+			atw_fill(want, 512, off, r->base_gen + k);
+			for (len = 0; i + len < 512 && want[i + len] == p[i + len]; len++)
+				;
+			if (len > best) {
+				best = len;
+				best_gen = r->base_gen + k;
+			}
+		}
+		if (!best)
+			break;
+		*oldest = best_gen < *oldest ? best_gen : *oldest;
+		i += best;
+		runs++;
+	}
+	return i == 512 ? SECTOR_MIXED : SECTOR_GARBAGE;
+}
+
+/* The generation of one sector, SECTOR_MIXED or SECTOR_GARBAGE. */
+static uint64_t sector_gen(struct run *r, unsigned int u, const unsigned char *p,
+			   uint64_t off, uint64_t *oldest)
+{
+	uint64_t g;
+
+	if (sector_stamp(p, off, &g) && gen_of_unit(r, u, g)) {
+		*oldest = g;
+		return g;
+	}
+	return sector_mixed(r, u, p, off, oldest);
+}
+
+/*
+ * Classifies every unit: whole (one generation), torn (sectors of several
+ * generations, or sectors mixing them), or bad (unreadable, or bytes no
+ * write to this unit carried); and lost if any sector is older than the
+ * unit's last acknowledged write. Returns the torn units of this round.
+ */
 static unsigned long verify_units(struct run *r, unsigned int round)
 {
-	void *buf = atw_alloc(r->unit);
+	unsigned char *buf = atw_alloc(r->unit);
 	unsigned long torn = 0;
 	unsigned int u, shown = 0;
 
 	for (u = 0; u < r->nunits; u++) {
 		off_t off = r->base + (off_t)u * r->unit;
-		uint64_t gen, g;
-		size_t i;
 		ssize_t ret = atw_pread(r->fd, buf, r->unit, off);
+		uint64_t first = 0, prev = 0, g, oldest, unit_oldest = UINT64_MAX;
+		bool whole = true, garbage = false;
+		unsigned int mixed = 0;
+		char gens[256] = "";
+		size_t i, n = 0;
 
 		r->checked++;
-		if (ret != (ssize_t)r->unit || !sector_stamp(buf, off, &gen) ||
-		    !gen_of_unit(r, u, gen)) {
+		if (ret != (ssize_t)r->unit) {
 			r->bad++;
-			diag("%s cut %u: unit %u at %lld: unreadable or a generation never written to it (ret %zd)",
-			     r->cfg->name, round, u, (long long)off, ret);
+			diag("%s cut %u: unit %u at %lld: read returned %zd", r->cfg->name,
+			     round, u, (long long)off, ret);
 			continue;
 		}
-		if (!atw_verify(buf, r->unit, off, gen)) {
-			/* Torn if every sector is some generation of this unit. */
-			uint64_t prev = 0;
-			bool garbage = false;
-			char gens[256] = "";
-			size_t n = 0;
-
-			for (i = 0; i < r->unit; i += 512) {
-				if (!sector_stamp((char *)buf + i, off + i, &g) ||
-				    !gen_of_unit(r, u, g)) {
-					garbage = true;
-					break;
-				}
-				if ((i == 0 || g != prev) && n < sizeof(gens) - 24)
-					n += snprintf(gens + n, sizeof(gens) - n,
-						      " %zu:+%llu", i / 512,
+		for (i = 0; i < r->unit; i += 512) {
+			g = sector_gen(r, u, buf + i, off + i, &oldest);
+			if (g == SECTOR_GARBAGE) {
+				garbage = true;
+				break;
+			}
+			mixed += g == SECTOR_MIXED;
+			if (i == 0)
+				first = g;
+			if (g != first || g == SECTOR_MIXED)
+				whole = false;
+			unit_oldest = oldest < unit_oldest ? oldest : unit_oldest;
+			/* "sector:gen" at each change, for the diagnostics. */
+			if ((i == 0 || g != prev || g == SECTOR_MIXED) && n < sizeof(gens) - 24) {
+				if (g == SECTOR_MIXED)
+					n += snprintf(gens + n, sizeof(gens) - n, " %zu:mixed", i / 512);
+				else
+					n += snprintf(gens + n, sizeof(gens) - n, " %zu:+%llu", i / 512,
 						      (unsigned long long)(g - r->base_gen));
-				prev = g;
 			}
-			if (garbage) {
-				r->bad++;
-				diag("%s cut %u: unit %u: sector %zu is garbage",
-				     r->cfg->name, round, u, i / 512);
-				continue;
-			}
-			torn++;
-			/* Every tear where none may be, a sample otherwise. */
-			if (r->cfg->expect == E_UNTORN || opt.verbose ||
-			    (opt.cuts <= 8 && shown++ < 2))
-				diag("%s cut %u: unit %u torn: sector:generation (baseline +0)%s", r->cfg->name,
-				     round, u, gens);
+			prev = g;
+		}
+		if (garbage) {
+			struct stamp st;
+
+			memcpy(&st, buf + i, sizeof(st));
+			r->bad++;
+			diag("%s cut %u: unit %u at %lld: sector %zu holds no write to this unit (stamp off %llu gen %llu magic %#llx)",
+			     r->cfg->name, round, u, (long long)off, i / 512,
+			     (unsigned long long)st.off, (unsigned long long)st.gen,
+			     (unsigned long long)st.magic);
 			continue;
 		}
-		if (gen < r->ack_gen[u]) {
+		if (unit_oldest < r->ack_gen[u]) {
 			r->lost++;
-			diag("%s cut %u: unit %u holds gen %llu, older than acknowledged gen %llu",
-			     r->cfg->name, round, u, (unsigned long long)gen,
-			     (unsigned long long)r->ack_gen[u]);
+			diag("%s cut %u: unit %u holds gen +%llu, older than acknowledged gen +%llu",
+			     r->cfg->name, round, u,
+			     (unsigned long long)(unit_oldest - r->base_gen),
+			     (unsigned long long)(r->ack_gen[u] - r->base_gen));
 		}
+		if (whole)
+			continue;
+		torn++;
+		r->mixed += mixed > 0;
+		/* Every tear where none may be, a sample otherwise. */
+		if (r->cfg->expect == E_UNTORN || opt.verbose ||
+		    (opt.cuts <= 8 && shown++ < 2))
+			diag("%s cut %u: unit %u torn: sector:generation (baseline +0)%s",
+			     r->cfg->name, round, u, gens);
 	}
 	free(buf);
 	r->torn += torn;
@@ -609,7 +682,7 @@ static const char *config_skip(struct run *r, char *why, size_t size)
 		return why;
 	}
 	if (c->expect == E_TORN && r->unit <= r->lbs)
-		return "a one-block unit cannot tear on this disk";
+		return "a one-block unit cannot tear at block boundaries on this disk";
 	return NULL;
 }
 
@@ -643,10 +716,10 @@ static int probe_write(struct run *r, char *why, size_t size)
 
 static void summary(struct run *r, const char *result, const char *why)
 {
-	printf("# powercut: config=%s dev=%s lbs=%u unit=%zu cuts=%u midstream=%lu writes=%lu acked=%lu eio=%lu torn=%lu lost=%lu bad=%lu result=%s%s%s%s\n",
+	printf("# powercut: config=%s dev=%s lbs=%u unit=%zu cuts=%u midstream=%lu writes=%lu acked=%lu eio=%lu torn=%lu mixed=%lu lost=%lu bad=%lu result=%s%s%s%s\n",
 	       r->cfg->name, opt.dev, r->lbs, r->unit, r->rounds,
 	       r->midstream, r->ok, r->acked, r->failed_eio + r->sync_eio,
-	       r->torn, r->lost,
+	       r->torn, r->mixed, r->lost,
 	       r->bad, result, why ? " reason=\"" : "", why ? why : "",
 	       why ? "\"" : "");
 }
