@@ -39,6 +39,7 @@ static size_t unit;
 static unsigned int rounds = 40;
 static int tfd;		/* target file */
 static off_t toff;	/* target range */
+static uint64_t tphys;	/* its device address (written in place) */
 static uint64_t cur_gen;	/* what the range holds now */
 
 /* The target range reads back as generation gen, in the cache and on the device. */
@@ -310,7 +311,8 @@ static void *stall_handler(void *arg)
 		struct iovec iov = { rd, unit };
 
 		s->faulted = 1;
-		s->dev_old = wt_dev_read_range(tfd, rd, toff, unit) == 0 &&
+		/* No FIEMAP here: it takes the inode lock the write may hold. */
+		s->dev_old = wt_dev_pread(rd, unit, tphys) == (ssize_t)unit &&
 			     wt_version_of(rd, unit, toff, &g) == WT_V_ONE && g == cur_gen;
 		memset(rd, 0, unit);
 		s->nowait_ret = preadv2(tfd, &iov, 1, toff, RWF_NOWAIT);
@@ -394,6 +396,8 @@ static void run(void)
 	atw_fill(buf, unit, toff, cur_gen);
 	if (atw_pwrite(tfd, buf, unit, toff, 0) != (ssize_t)unit || fsync(tfd))
 		tap_bail("target pre-write");
+	if (wt_phys(tfd, toff, &tphys))
+		tap_bail("target FIEMAP");
 	free(buf);
 
 	file_backed(MADV_DONTNEED, "MADV_DONTNEED");
