@@ -39,14 +39,25 @@ static void prepare(int fd, enum prep p, size_t len, off_t off)
 
 	if (p == UNWRITTEN && fallocate(fd, 0, off, len))
 		check(0, "fallocate %zu at %lld: %s", len, (long long)off, strerror(errno));
-	if (p >= WRITTEN) {
+	if (p == WRITTEN) {
+		/* Written with O_DIRECT: on disk, not in the page cache. */
+		char path[64];
+		int dfd;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		dfd = open(path, O_RDWR | O_DIRECT);
+		atw_fill(buf, len, off, 1);
+		if (dfd < 0 || atw_pwrite(dfd, buf, len, off, 0) != (ssize_t)len)
+			check(0, "O_DIRECT pre-write %zu at %lld", len, (long long)off);
+		if (dfd >= 0)
+			close(dfd);
+		fdatasync(fd);
+	} else if (p >= CLEAN_CACHE) {
 		atw_fill(buf, len, off, 1);
 		if (atw_pwrite(fd, buf, len, off, 0) != (ssize_t)len)
 			check(0, "pre-write %zu at %lld", len, (long long)off);
 		if (p != DIRTY)
 			fdatasync(fd);
-		if (p == WRITTEN)
-			posix_fadvise(fd, off, len, POSIX_FADV_DONTNEED);
 	} else {
 		fdatasync(fd);
 	}
