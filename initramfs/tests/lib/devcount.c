@@ -54,19 +54,31 @@ static uint64_t be(const uint8_t *p, int n)
 	return v;
 }
 
-static void classify(struct devcmd *c, const uint8_t *cdb, int len,
+void devcount_decode(struct devcmd *c, const uint8_t *cdb, int len,
 		     unsigned int lbs)
 {
 	c->opcode = cdb[0];
 	c->fua = 0;
 	c->offset = 0;
 	c->bytes = 0;
+	if (len < 1) {
+		c->kind = DEVCMD_OTHER;
+		return;
+	}
 	switch (cdb[0]) {
 	case 0x28: /* READ(10) */
 		c->kind = DEVCMD_READ;
+		if (len >= 10) {
+			c->offset = be(cdb + 2, 4) * lbs;
+			c->bytes = be(cdb + 7, 2) * lbs;
+		}
 		break;
 	case 0x88: /* READ(16) */
 		c->kind = DEVCMD_READ;
+		if (len >= 16) {
+			c->offset = be(cdb + 2, 8) * lbs;
+			c->bytes = be(cdb + 10, 4) * lbs;
+		}
 		break;
 	case 0x2a: /* WRITE(10) */
 		if (len < 10)
@@ -129,8 +141,7 @@ static void account(struct devcount *dc, const struct devcmd *c)
 		dc->cmd[dc->ncmd++] = *c;
 }
 
-/* "... raw=9c 00 00 ...)" -> CDB bytes; returns the CDB length or -1. */
-static int parse_raw(const char *line, uint8_t *cdb, int max)
+int devcount_parse_raw(const char *line, uint8_t *cdb, int max)
 {
 	const char *p = strstr(line, "raw=");
 	int n = 0;
@@ -200,10 +211,10 @@ int devcount_stop(struct devcount *dc, unsigned int lbs)
 
 		if (line[0] == '#' || !strstr(line, "scsi_dispatch_cmd_start:"))
 			continue;
-		n = parse_raw(line, cdb, sizeof(cdb));
+		n = devcount_parse_raw(line, cdb, sizeof(cdb));
 		if (n <= 0)
 			continue;
-		classify(&c, cdb, n, lbs);
+		devcount_decode(&c, cdb, n, lbs);
 		account(dc, &c);
 	}
 	free(line);

@@ -52,5 +52,10 @@ int devcount_stop(struct devcount *dc, unsigned int lbs);
 unsigned int devcount_writes_in(const struct devcount *dc, uint64_t off,
 				uint64_t len);
 void devcount_print(const struct devcount *dc);
+/* "... raw=9c 00 00 ...)" of a trace line -> CDB bytes; length or -1. */
+int devcount_parse_raw(const char *line, uint8_t *cdb, int max);
+/* Decodes one CDB: kind, FUA, device byte offset and length. */
+void devcount_decode(struct devcmd *c, const uint8_t *cdb, int len,
+		     unsigned int lbs);
 
 #endif

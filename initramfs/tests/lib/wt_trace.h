@@ -23,11 +23,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "devcount.h"
+
 #define WT_TRACEFS "/sys/kernel/tracing"
 #define WT_EV_SCSI WT_TRACEFS "/events/scsi/"
 
 enum wt_ev_kind { WT_EV_START, WT_EV_DONE, WT_EV_MARK };
-enum wt_cmd_kind { WT_CMD_READ, WT_CMD_WRITE, WT_CMD_ATOMIC, WT_CMD_FLUSH, WT_CMD_OTHER };
+/* Same values as enum devcmd_kind (lib/devcount.h), whose decoder is used. */
+enum wt_cmd_kind {
+	WT_CMD_READ = DEVCMD_READ,
+	WT_CMD_WRITE = DEVCMD_WRITE,
+	WT_CMD_ATOMIC = DEVCMD_ATOMIC,
+	WT_CMD_FLUSH = DEVCMD_FLUSH,
+	WT_CMD_OTHER = DEVCMD_OTHER,
+};
 
 struct wt_ev {
 	enum wt_ev_kind kind;
@@ -111,68 +120,16 @@ static inline void wt_mark(const char *fmt, ...)
 		return;
 }
 
-static inline uint64_t wt_tr_be(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = (v << 8) | *p++;
-	return v;
-}
-
+/* The CDB decoding is devcount's; wt_ev keeps its own copy of the result. */
 static inline void wt_tr_classify(struct wt_ev *e, unsigned int lbs)
 {
-	const uint8_t *c = e->cdb;
+	struct devcmd c;
 
-	e->cmd = WT_CMD_OTHER;
-	e->off = e->bytes = 0;
-	e->fua = 0;
-	if (e->cdblen < 1)
-		return;
-	switch (c[0]) {
-	case 0x28:
-		e->cmd = WT_CMD_READ;
-		if (e->cdblen >= 10) {
-			e->off = wt_tr_be(c + 2, 4) * lbs;
-			e->bytes = wt_tr_be(c + 7, 2) * lbs;
-		}
-		break;
-	case 0x88:
-		e->cmd = WT_CMD_READ;
-		if (e->cdblen >= 16) {
-			e->off = wt_tr_be(c + 2, 8) * lbs;
-			e->bytes = wt_tr_be(c + 10, 4) * lbs;
-		}
-		break;
-	case 0x2a:
-		if (e->cdblen < 10)
-			break;
-		e->cmd = WT_CMD_WRITE;
-		e->fua = !!(c[1] & 0x08);
-		e->off = wt_tr_be(c + 2, 4) * lbs;
-		e->bytes = wt_tr_be(c + 7, 2) * lbs;
-		break;
-	case 0x8a:
-		if (e->cdblen < 16)
-			break;
-		e->cmd = WT_CMD_WRITE;
-		e->fua = !!(c[1] & 0x08);
-		e->off = wt_tr_be(c + 2, 8) * lbs;
-		e->bytes = wt_tr_be(c + 10, 4) * lbs;
-		break;
-	case 0x9c:
-		if (e->cdblen < 16)
-			break;
-		e->cmd = WT_CMD_ATOMIC;
-		e->fua = !!(c[1] & 0x08);
-		e->off = wt_tr_be(c + 2, 8) * lbs;
-		e->bytes = wt_tr_be(c + 12, 2) * lbs;
-		break;
-	case 0x35:
-	case 0x91:
-		e->cmd = WT_CMD_FLUSH;
-		break;
-	}
+	devcount_decode(&c, e->cdb, e->cdblen, lbs);
+	e->cmd = (enum wt_cmd_kind)c.kind;
+	e->fua = c.fua;
+	e->off = c.offset;
+	e->bytes = c.bytes;
 }
 
 static inline int wt_tr_field(const char *line, const char *key)
@@ -180,29 +137,6 @@ static inline int wt_tr_field(const char *line, const char *key)
 	const char *p = strstr(line, key);
 
 	return p ? atoi(p + strlen(key)) : -1;
-}
-
-static inline int wt_tr_raw(const char *line, uint8_t *cdb, int max)
-{
-	const char *p = strstr(line, "raw=");
-	int n = 0;
-
-	if (!p)
-		return 0;
-	p += 4;
-	while (n < max) {
-		unsigned long v;
-		char *end;
-
-		while (*p == ' ')
-			p++;
-		v = strtoul(p, &end, 16);
-		if (end == p || end - p > 2)
-			break;
-		cdb[n++] = v;
-		p = end;
-	}
-	return n;
 }
 
 static inline void wt_tr_add(struct wt_trace *t, const struct wt_ev *e)
@@ -254,7 +188,9 @@ static inline int wt_tr_stop(unsigned int lbs)
 			e.mark[strcspn(e.mark, "\n")] = 0;
 		} else {
 			e.tag = wt_tr_field(line, "driver_tag=");
-			e.cdblen = wt_tr_raw(line, e.cdb, sizeof(e.cdb));
+			e.cdblen = devcount_parse_raw(line, e.cdb, sizeof(e.cdb));
+			if (e.cdblen < 0)
+				e.cdblen = 0;
 			wt_tr_classify(&e, lbs);
 			if (e.kind == WT_EV_DONE)
 				e.failed = !strstr(line, "status=SAM_STAT_GOOD");
