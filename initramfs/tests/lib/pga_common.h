@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the pga_* tests (the PG_atomic series, buffered RWF_ATOMIC
+ * written back atomically): the test directory and its limits, and what a
+ * counted fdatasync sent to the device for a file range.
+ *
+ * Expectations come only from statx STATX_WRITE_ATOMIC_BUF: a kernel whose
+ * uapi lacks it, or that does not advertise buffered atomic writes, gets
+ * SKIPs (and pga_basic checks that it refuses them).
+ */
+#ifndef ATW_PGA_COMMON_H
+#define ATW_PGA_COMMON_H
+
+#include "atomic_io.h"
+#include "devcount.h"
+#include "tap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#define PGA_NO_BUF "statx advertises no buffered atomic writes (STATX_ATTR_WRITE_ATOMIC_BUF)"
+#define PGA_NO_UAPI "uapi has no STATX_WRITE_ATOMIC_BUF"
+
+struct pga_env {
+	const char *dir;
+	const char *disk;
+	unsigned int lbs;	/* device logical block size */
+	unsigned int bs;	/* filesystem block size */
+	unsigned int ps;	/* page size */
+	struct atw_limits lim;	/* statx of a regular file in dir */
+};
+
+static inline struct pga_env *pga_env(void)
+{
+	static struct pga_env e;
+
+	return &e;
+}
+
+static inline int pga_open(const char *name, int flags)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", pga_env()->dir, name);
+	fd = open(path, O_RDWR | O_CREAT | flags, 0644);
+	if (fd < 0)
+		tap_bail("open %s: %s", path, strerror(errno));
+	return fd;
+}
+
+static inline const char *pga_err(ssize_t ret)
+{
+	return ret < 0 ? strerror(-ret) : "ok";
+}
+
+/* argv[1] is DIR, $ATW_DISK the disk under it. */
+static inline struct pga_env *pga_setup(int argc, char **argv)
+{
+	struct pga_env *e = pga_env();
+	struct statfs sfs;
+	long long v;
+	int fd;
+
+	if (argc < 2)
+		tap_bail("usage: %s DIR", argv[0]);
+	e->dir = argv[1];
+	e->disk = atw_disk();
+	if (!e->disk)
+		tap_bail("$ATW_DISK unset");
+	v = atw_disk_queue_attr(e->disk, "logical_block_size");
+	if (v <= 0)
+		tap_bail("no logical_block_size for %s", e->disk);
+	e->lbs = v;
+	e->ps = sysconf(_SC_PAGESIZE);
+	fd = pga_open("pga_probe", O_TRUNC);
+	if (fstatfs(fd, &sfs))
+		tap_bail("fstatfs: %s", strerror(errno));
+	e->bs = sfs.f_bsize;
+	if (atw_statx_limits(fd, NULL, &e->lim))
+		tap_bail("statx: %s", strerror(errno));
+	close(fd);
+	diag("dir %s disk %s: sector %u, fs block %u, page %u", e->dir, e->disk,
+	     e->lbs, e->bs, e->ps);
+	atw_print_limits(e->dir, &e->lim);
+	return e;
+}
+
+/* True when the tests can run; otherwise one SKIP line named name. */
+static inline bool pga_supported(const char *name)
+{
+	const struct pga_env *e = pga_env();
+
+	if (!e->lim.buf_known) {
+		skip(PGA_NO_UAPI, "%s", name);
+		return false;
+	}
+	if (!e->lim.buf) {
+		skip(PGA_NO_BUF, "%s", name);
+		return false;
+	}
+	return true;
+}
+
+/* fdatasync(fd) while counting what reaches the device. */
+static inline void pga_sync_counted(int fd, struct devcount *dc)
+{
+	int err = devcount_start();
+
+	if (err)
+		tap_bail("devcount_start: %s", strerror(-err));
+	if (fdatasync(fd))
+		tap_bail("fdatasync: %s", strerror(errno));
+	err = devcount_stop(dc, pga_env()->lbs);
+	if (err)
+		tap_bail("devcount_stop: %s", strerror(-err));
+}
+
+/* Device byte address of file offset off (written and clean by now). */
+static inline uint64_t pga_phys(int fd, off_t off)
+{
+	uint64_t phys;
+	int err = atw_file_phys(fd, off, &phys);
+
+	if (err)
+		tap_bail("FIEMAP at %lld: %s", (long long)off, strerror(-err));
+	return phys;
+}
+
+/* What the device received for one device range. */
+struct pga_range {
+	unsigned int atomic_exact;	/* WRITE ATOMIC of exactly the range */
+	unsigned int atomic;		/* WRITE ATOMIC overlapping it */
+	unsigned int plain;		/* plain WRITEs overlapping it */
+	unsigned int plain_exact;	/* plain WRITEs of exactly the range */
+	uint64_t plain_bytes;		/* bytes of those plain writes inside it */
+};
+
+static inline struct pga_range pga_range_of(const struct devcount *dc,
+					    uint64_t phys, uint64_t len)
+{
+	struct pga_range r = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < dc->ncmd; i++) {
+		const struct devcmd *c = &dc->cmd[i];
+		uint64_t lo, hi;
+
+		if (c->kind != DEVCMD_WRITE && c->kind != DEVCMD_ATOMIC)
+			continue;
+		if (!(c->offset < phys + len && phys < c->offset + c->bytes))
+			continue;
+		if (c->kind == DEVCMD_ATOMIC) {
+			r.atomic++;
+			if (c->offset == phys && c->bytes == len)
+				r.atomic_exact++;
+			continue;
+		}
+		r.plain++;
+		if (c->offset == phys && c->bytes == len)
+			r.plain_exact++;
+		lo = c->offset > phys ? c->offset : phys;
+		hi = c->offset + c->bytes < phys + len ? c->offset + c->bytes :
+							 phys + len;
+		r.plain_bytes += hi - lo;
+	}
+	return r;
+}
+
+/* The range of file fd at off, as the device saw it in dc. */
+static inline struct pga_range pga_file_range(const struct devcount *dc, int fd,
+					      off_t off, uint64_t len)
+{
+	return pga_range_of(dc, pga_phys(fd, off), len);
+}
+
+/* Reads [off, off + len) of the file's blocks straight from the device. */
+static inline int pga_dev_read(int fd, void *buf, off_t off, size_t len)
+{
+	uint64_t phys = pga_phys(fd, off);
+	int dfd = open(pga_env()->disk, O_RDONLY | O_DIRECT);
+	ssize_t n;
+
+	if (dfd < 0)
+		return -errno;
+	n = pread(dfd, buf, len, phys);
+	close(dfd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/* The device holds exactly want for [off, off + len) of the file. */
+static inline bool pga_dev_equals(int fd, const void *want, off_t off,
+				  size_t len)
+{
+	void *rd = atw_alloc(len);
+	bool same = pga_dev_read(fd, rd, off, len) == 0 &&
+		    !memcmp(rd, want, len);
+
+	free(rd);
+	return same;
+}
+
+static inline void pga_write_or_bail(int fd, const void *buf, size_t len,
+				     off_t off, int flags)
+{
+	ssize_t ret = atw_pwrite(fd, buf, len, off, flags);
+
+	if (ret != (ssize_t)len)
+		tap_bail("pwritev2 %zu at %lld flags 0x%x: %zd %s", len,
+			 (long long)off, flags, ret, pga_err(ret));
+}
+
+#endif
