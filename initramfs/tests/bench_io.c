@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_io: one write workload, timed, for scripts/compare.
+ *
+ * The least invasive way to drive what fio 3.33 cannot name: RWF_ATOMIC and
+ * RWF_WRITETHROUGH (0x200) as pwritev2/io_uring flags, combined with O_DIRECT,
+ * RWF_DSYNC and fdatasync every N writes, at queue depth 1 (pwritev2) or N
+ * (io_uring), from T threads on one file or on T files.
+ *
+ *	bench_io NAME DIR [options]
+ *	  --direct --atomic --wt --dsync   open O_DIRECT / write flags
+ *	  --fsync N          fdatasync after every N writes of a thread
+ *	  --uring QD         io_uring at queue depth QD (default pwritev2)
+ *	  --threads T        T threads (default 1)
+ *	  --files            one file per thread (default: all on one file)
+ *	  --bs B             write size, aligned offsets (default 16384)
+ *	  --span B           bytes of file(s) written at random (default 32 MiB)
+ *	  --ops N --secs S   stop at N writes or S seconds (default 20000, 3)
+ *	  --cdf PATH         write the latency CDF (quantile, us) to PATH
+ *
+ * A write's latency runs from its submission to its completion; when an
+ * fdatasync follows it, until the fdatasync returns. Before timing, one
+ * trial write with the same flags decides whether the kernel supports the
+ * workload; if not, the JSON line says "n/a" and why (exit 0).
+ *
+ * Prints one JSON line: ops/s, p50/p99/p99.9 latency, device write and
+ * flush commands per write (/sys/block/DISK/stat), guest CPU per write
+ * (/proc/stat, all CPUs, not idle or iowait).
+ */
+#include "lib/atomic_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef RWF_ATOMIC
+#define RWF_ATOMIC 0x00000040
+#endif
+#ifndef RWF_WRITETHROUGH
+#define RWF_WRITETHROUGH 0x00000200	/* DESIGN.md §3.1 */
+#endif
+
+#define MAX_THREADS 16
+#define MAX_QD 256
+
+struct opts {
+	const char *name, *dir, *cdf;
+	bool direct, atomic, wt, dsync, files;
+	unsigned int fsync_every, qd, threads;
+	size_t bs;
+	uint64_t span, ops;
+	double secs;
+};
+
+struct worker {
+	pthread_t tid;
+	unsigned int idx;
+	int fd;
+	uint64_t base, len;	/* this thread's region of its file */
+	uint64_t quota, done;
+	uint64_t *lat;		/* ns, one per write */
+	uint64_t seed;
+	int err;
+	const char *what;
+};
+
+static struct opts o = {
+	.bs = 16384, .span = 32 << 20, .ops = 20000, .secs = 3, .threads = 1,
+};
+static struct worker workers[MAX_THREADS];
+static int rw_flags;
+static uint64_t t_end;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void json_str(const char *k, const char *v)
+{
+	printf("\"%s\":\"", k);
+	for (; *v; v++)
+		putchar(*v == '"' || *v == '\\' ? '\'' : *v);
+	printf("\",");
+}
+
+static void print_head(const char *status)
+{
+	printf("{\"bench\":\"%s\",", o.name);
+	json_str("status", status);
+	printf("\"bs\":%zu,\"qd\":%u,\"threads\":%u,\"files\":%u,\"fsync_every\":%u,",
+	       o.bs, o.qd ? o.qd : 1, o.threads, o.files ? o.threads : 1,
+	       o.fsync_every);
+	printf("\"engine\":\"%s\",\"flags\":\"%s%s%s%s\",", o.qd ? "io_uring" : "pwritev2",
+	       o.direct ? "O_DIRECT " : "", o.atomic ? "RWF_ATOMIC " : "",
+	       o.wt ? "RWF_WRITETHROUGH " : "", o.dsync ? "RWF_DSYNC" : "");
+}
+
+static void na(const char *fmt, const char *arg, int err)
+{
+	char why[256];
+
+	snprintf(why, sizeof(why), fmt, arg, strerror(err));
+	print_head("n/a");
+	json_str("reason", why);
+	printf("\"ndelay\":\"%s\"}\n", getenv("ATW_NDELAY") ? getenv("ATW_NDELAY") : "");
+	exit(0);
+}
+
+static void die(const char *what, int err)
+{
+	print_head("error");
+	json_str("reason", what);
+	json_str("errno", strerror(err));
+	printf("\"ndelay\":\"\"}\n");
+	exit(1);
+}
+
+static const char *flag_names(void)
+{
+	static char buf[96];
+
+	snprintf(buf, sizeof(buf), "%s%s%s%s%s", o.direct ? "O_DIRECT " : "buffered ",
+		 o.atomic ? "|RWF_ATOMIC" : "", o.wt ? "|RWF_WRITETHROUGH" : "",
+		 o.dsync ? "|RWF_DSYNC" : "", "");
+	return buf;
+}
+
+/* The file of thread t, created and written once so that writes overwrite. */
+static int open_file(unsigned int t, uint64_t size)
+{
+	char path[512];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/bench.%u", o.dir, o.files ? t : 0);
+	fd = open(path, O_RDWR | O_CREAT, 0644);
+	if (fd < 0)
+		die("open", errno);
+	if (fstat(fd, &st))
+		die("fstat", errno);
+	if ((uint64_t)st.st_size < size) {
+		size_t chunk = 1 << 20;
+		char *buf = atw_alloc(chunk);
+		uint64_t off;
+
+		memset(buf, 0x5a, chunk);
+		for (off = 0; off < size; off += chunk)
+			if (pwrite(fd, buf, chunk, off) != (ssize_t)chunk)
+				die("prefill", errno);
+		if (fsync(fd))
+			die("prefill fsync", errno);
+		free(buf);
+	}
+	if (o.direct) {
+		close(fd);
+		fd = open(path, O_RDWR | O_DIRECT);
+		if (fd < 0)
+			die("open O_DIRECT", errno);
+	}
+	return fd;
+}
+
+static uint64_t pick_off(struct worker *w)
+{
+	uint64_t units = w->len / o.bs;
+
+	return w->base + (rnd(&w->seed) % units) * o.bs;
+}
+
+static bool more(struct worker *w, uint64_t submitted)
+{
+	if (submitted >= w->quota)
+		return false;
+	/* Check the clock every 16 writes: it is not free under TCG. */
+	return (submitted & 15) || now_ns() < t_end;
+}
+
+static void *run_sync(void *arg)
+{
+	struct worker *w = arg;
+	char *buf = atw_alloc(o.bs);
+	struct iovec iov = { .iov_base = buf, .iov_len = o.bs };
+
+	memset(buf, 0x30 + w->idx, o.bs);
+	while (more(w, w->done)) {
+		uint64_t t0 = now_ns();
+		ssize_t n = pwritev2(w->fd, &iov, 1, pick_off(w), rw_flags);
+
+		if (n != (ssize_t)o.bs) {
+			w->err = n < 0 ? errno : EIO;
+			w->what = "pwritev2";
+			break;
+		}
+		if (o.fsync_every && (w->done + 1) % o.fsync_every == 0 &&
+		    fdatasync(w->fd)) {
+			w->err = errno;
+			w->what = "fdatasync";
+			break;
+		}
+		w->lat[w->done++] = now_ns() - t0;
+	}
+	free(buf);
+	return NULL;
+}
+
+static void *run_uring(void *arg)
+{
+	struct worker *w = arg;
+	struct io_uring ring;
+	uint64_t submitted = 0, t0[MAX_QD];
+	char *bufs = atw_alloc(o.bs * o.qd);
+	unsigned int i, inflight = 0;
+	int ret;
+
+	ret = io_uring_queue_init(o.qd, &ring, 0);
+	if (ret) {
+		w->err = -ret;
+		w->what = "io_uring_queue_init";
+		return NULL;
+	}
+	memset(bufs, 0x30 + w->idx, o.bs * o.qd);
+	for (i = 0; i < o.qd && more(w, submitted); i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+		io_uring_prep_write(sqe, w->fd, bufs + i * o.bs, o.bs, pick_off(w));
+		sqe->rw_flags = rw_flags;
+		sqe->user_data = i;
+		t0[i] = now_ns();
+		submitted++;
+		inflight++;
+	}
+	io_uring_submit(&ring);
+	while (inflight) {
+		struct io_uring_cqe *cqe;
+		unsigned int slot;
+
+		ret = io_uring_wait_cqe(&ring, &cqe);
+		if (ret) {
+			w->err = -ret;
+			w->what = "io_uring_wait_cqe";
+			break;
+		}
+		slot = cqe->user_data;
+		if (cqe->res != (int)o.bs) {
+			w->err = cqe->res < 0 ? -cqe->res : EIO;
+			w->what = "io_uring write";
+		}
+		io_uring_cqe_seen(&ring, cqe);
+		inflight--;
+		if (w->err)
+			continue;	/* drain */
+		w->lat[w->done++] = now_ns() - t0[slot];
+		if (more(w, submitted)) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			io_uring_prep_write(sqe, w->fd, bufs + slot * o.bs, o.bs,
+					    pick_off(w));
+			sqe->rw_flags = rw_flags;
+			sqe->user_data = slot;
+			t0[slot] = now_ns();
+			submitted++;
+			inflight++;
+			io_uring_submit(&ring);
+		}
+	}
+	io_uring_queue_exit(&ring);
+	free(bufs);
+	return NULL;
+}
+
+/* Busy (not idle, not iowait) ticks of all CPUs. */
+static uint64_t cpu_busy_ticks(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+	uint64_t busy = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+		   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8)
+		busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	fclose(f);
+	return busy;
+}
+
+/* Completed writes and flushes of the test disk (/sys/block/X/stat). */
+static void disk_stat(uint64_t *writes, uint64_t *flushes)
+{
+	unsigned long long f[17] = { 0 };
+	const char *disk = atw_disk();
+	char path[128];
+	FILE *fp;
+	int i;
+
+	*writes = *flushes = 0;
+	if (!disk)
+		return;
+	snprintf(path, sizeof(path), "/sys/block/%s/stat", disk + 5);
+	fp = fopen(path, "r");
+	if (!fp)
+		return;
+	for (i = 0; i < 17; i++)
+		if (fscanf(fp, "%llu", &f[i]) != 1)
+			break;
+	fclose(fp);
+	*writes = f[4];
+	*flushes = i > 15 ? f[15] : 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(const uint64_t *v, uint64_t n, double q)
+{
+	uint64_t i = (uint64_t)(q * n);
+
+	if (i >= n)
+		i = n - 1;
+	return v[i] / 1000.0;
+}
+
+static void write_cdf(const uint64_t *v, uint64_t n)
+{
+	static const double tail[] = { 0.995, 0.999, 0.9999, 1.0 };
+	FILE *f = fopen(o.cdf, "w");
+	unsigned int i;
+
+	if (!f)
+		return;
+	fprintf(f, "# %s: quantile latency_us (%llu writes)\n", o.name,
+		(unsigned long long)n);
+	for (i = 0; i < 99; i++)
+		fprintf(f, "%.4f %.2f\n", (i + 1) / 100.0, pct(v, n, (i + 1) / 100.0));
+	for (i = 0; i < 4; i++)
+		fprintf(f, "%.4f %.2f\n", tail[i], pct(v, n, tail[i]));
+	fclose(f);
+}
+
+/* One write with the workload's flags at offset 0: does the kernel take it? */
+static void trial(int fd)
+{
+	char *buf = atw_alloc(o.bs);
+	struct iovec iov = { .iov_base = buf, .iov_len = o.bs };
+	ssize_t n;
+
+	memset(buf, 0x5a, o.bs);
+	n = pwritev2(fd, &iov, 1, 0, rw_flags);
+	if (n < 0 && (errno == EOPNOTSUPP || errno == EINVAL))
+		na("pwritev2(%s): %s", flag_names(), errno);
+	if (n != (ssize_t)o.bs)
+		die("trial write", n < 0 ? errno : EIO);
+	if (o.qd) {
+		struct io_uring ring;
+		struct io_uring_sqe *sqe;
+		struct io_uring_cqe *cqe;
+		int ret = io_uring_queue_init(2, &ring, 0);
+
+		if (ret)
+			na("io_uring_queue_init (%s): %s", flag_names(), -ret);
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_write(sqe, fd, buf, o.bs, 0);
+		sqe->rw_flags = rw_flags;
+		io_uring_submit(&ring);
+		ret = io_uring_wait_cqe(&ring, &cqe);
+		if (!ret && cqe->res < 0)
+			na("io_uring write (%s): %s", flag_names(), -cqe->res);
+		io_uring_queue_exit(&ring);
+	}
+	if (o.fsync_every)
+		fdatasync(fd);
+	free(buf);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_io NAME DIR [--direct] [--atomic] [--wt] [--dsync]\n"
+		"  [--fsync N] [--uring QD] [--threads T] [--files] [--bs B] [--span B]\n"
+		"  [--ops N] [--secs S] [--cdf PATH]\n");
+	exit(2);
+}
+
+static void parse(int argc, char **argv)
+{
+	int i;
+
+	if (argc < 3)
+		usage();
+	o.name = argv[1];
+	o.dir = argv[2];
+	for (i = 3; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--direct"))
+			o.direct = true;
+		else if (!strcmp(a, "--atomic"))
+			o.atomic = true;
+		else if (!strcmp(a, "--wt"))
+			o.wt = true;
+		else if (!strcmp(a, "--dsync"))
+			o.dsync = true;
+		else if (!strcmp(a, "--files"))
+			o.files = true;
+		else if (!v)
+			usage();
+		else if (!strcmp(a, "--fsync"))
+			o.fsync_every = atoi(argv[++i]);
+		else if (!strcmp(a, "--uring"))
+			o.qd = atoi(argv[++i]);
+		else if (!strcmp(a, "--threads"))
+			o.threads = atoi(argv[++i]);
+		else if (!strcmp(a, "--bs"))
+			o.bs = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(a, "--span"))
+			o.span = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(a, "--ops"))
+			o.ops = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(a, "--secs"))
+			o.secs = atof(argv[++i]);
+		else if (!strcmp(a, "--cdf"))
+			o.cdf = argv[++i];
+		else
+			usage();
+	}
+	if (!o.threads || o.threads > MAX_THREADS || o.qd > MAX_QD || !o.bs ||
+	    o.span < o.bs * o.threads || !o.ops)
+		usage();
+	rw_flags = (o.atomic ? RWF_ATOMIC : 0) | (o.wt ? RWF_WRITETHROUGH : 0) |
+		   (o.dsync ? RWF_DSYNC : 0);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t w0, f0, w1, f1, c0, c1, t0, t1, n = 0, *all;
+	double secs;
+	unsigned int t;
+	int fd0 = -1;
+
+	parse(argc, argv);
+	for (t = 0; t < o.threads; t++) {
+		struct worker *w = &workers[t];
+
+		w->idx = t;
+		if (o.files || t == 0)
+			w->fd = open_file(t, o.files ? o.span / o.threads : o.span);
+		else
+			w->fd = fd0;
+		fd0 = workers[0].fd;
+		w->len = o.span / o.threads;
+		w->base = o.files ? 0 : t * w->len;
+		w->len -= w->len % o.bs;
+		w->quota = o.ops / o.threads;
+		w->seed = 0x9e3779b97f4a7c15ull * (t + 1);
+		w->lat = calloc(w->quota, sizeof(uint64_t));
+		if (!w->lat)
+			die("calloc", ENOMEM);
+	}
+	trial(workers[0].fd);
+	sync();
+
+	disk_stat(&w0, &f0);
+	c0 = cpu_busy_ticks();
+	t0 = now_ns();
+	t_end = t0 + (uint64_t)(o.secs * 1e9);
+	for (t = 0; t < o.threads; t++)
+		pthread_create(&workers[t].tid, NULL, o.qd ? run_uring : run_sync,
+			       &workers[t]);
+	for (t = 0; t < o.threads; t++)
+		pthread_join(workers[t].tid, NULL);
+	t1 = now_ns();
+	c1 = cpu_busy_ticks();
+	disk_stat(&w1, &f1);
+
+	for (t = 0; t < o.threads; t++) {
+		if (workers[t].err)
+			die(workers[t].what, workers[t].err);
+		n += workers[t].done;
+	}
+	if (!n)
+		die("no write completed", EIO);
+	all = malloc(n * sizeof(uint64_t));
+	if (!all)
+		die("malloc", ENOMEM);
+	n = 0;
+	for (t = 0; t < o.threads; t++) {
+		memcpy(all + n, workers[t].lat, workers[t].done * sizeof(uint64_t));
+		n += workers[t].done;
+	}
+	qsort(all, n, sizeof(uint64_t), cmp_u64);
+	secs = (t1 - t0) / 1e9;
+
+	print_head("ok");
+	printf("\"ndelay\":\"%s\",\"ops\":%llu,\"secs\":%.3f,\"ops_s\":%.1f,",
+	       getenv("ATW_NDELAY") ? getenv("ATW_NDELAY") : "",
+	       (unsigned long long)n, secs, n / secs);
+	printf("\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,",
+	       pct(all, n, 0.5), pct(all, n, 0.99), pct(all, n, 0.999),
+	       all[n - 1] / 1000.0);
+	printf("\"dev_writes_op\":%.3f,\"dev_flush_op\":%.3f,\"cpu_us_op\":%.1f}\n",
+	       (double)(w1 - w0) / n, (double)(f1 - f0) / n,
+	       (c1 - c0) * (1e6 / sysconf(_SC_CLK_TCK)) / n);
+	if (o.cdf)
+		write_cdf(all, n);
+	return 0;
+}
