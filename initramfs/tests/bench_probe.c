@@ -335,6 +335,7 @@ static void probe_short_copy(enum mode m)
 	uint64_t phys;
 	off_t off = fresh(&phys);
 	char *map, *buf, *old = atw_alloc(bs), *now = atw_alloc(bs);
+	size_t head;
 	ssize_t ret;
 
 	if (m == M_DIO) {
@@ -345,18 +346,19 @@ static void probe_short_copy(enum mode m)
 		emit("short_copy", m, "n/a", "pread");
 		goto out;
 	}
-	/* bs bytes of which the second half lies in an unmapped page. */
-	map = mmap(NULL, 2 * ps + bs, PROT_READ | PROT_WRITE,
+	/* bs bytes of which the second half lies in unmapped pages. */
+	head = (bs / 2 + ps - 1) / ps * ps;
+	map = mmap(NULL, head + ps + bs, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED) {
 		emit("short_copy", m, "n/a", "mmap");
 		goto out;
 	}
-	buf = map + ps - bs / 2;
+	buf = map + head - bs / 2;
 	memset(buf, 0x77, bs / 2);
-	munmap(map + ps, ps + bs);
+	munmap(map + head, ps + bs);
 	ret = mode_write(m, buf, bs, off, 0);
-	munmap(map, ps);
+	munmap(map, head);
 	durable(m);
 	pread(fd_buf, now, bs, off);
 	if (ret == (ssize_t)bs)
@@ -406,6 +408,8 @@ static void probe_uring(enum mode m, void *buf)
 	unsigned int i, ok = 0, workers;
 	int ret, first = 0;
 
+	if (m == M_DIO)
+		wt_drop_caches();	/* cached pages would make DIO NOWAIT fail */
 	ret = io_uring_queue_init(8, &ring, 0);
 	if (ret) {
 		emit("uring_no_punt", m, "n/a", "io_uring_queue_init: %s", strerror(-ret));
@@ -446,8 +450,11 @@ static void probe_nowait(enum mode m, void *buf)
 	off_t off = fresh(&phys);
 	ssize_t ret;
 
-	/* A cached, allocated, clean range: nothing needs to block. */
-	pread(fd_buf, buf, bs, off);
+	/* An allocated, clean range, cached for buffered modes only. */
+	if (m == M_DIO)
+		wt_drop_caches();
+	else
+		pread(fd_buf, buf, bs, off);
 	ret = mode_write(m, buf, bs, off, RWF_NOWAIT);
 	durable(m);
 	if (ret == (ssize_t)bs)
