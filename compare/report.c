@@ -424,7 +424,8 @@ static void section_env(void)
 		env("ACCEL"), env("CPUS"), env("MEM"), env("HOST_CPUS"));
 	fprintf(out, "disk        scsi_debug, 4096 B sectors, atomic_wr=1 (unit <= %s B),\n"
 		"            FUA %s, cache %s; ndelay = emulated latency %s ns;\n"
-		"            jiffy delay off (module param delay=%s as read back)\n",
+		"            jiffy delay off (param delay read back: %s; -9999 means\n"
+		"            overridden by ndelay > 0)\n",
 		env("DISK_ATOMIC_MAX"), env("DISK_FUA"), env("DISK_WC"), env("LATENCIES"),
 		env("DISK_JDELAY"));
 	fprintf(out, "flush cost  SYNCHRONIZE CACHE: scsi_debug delays it HZ/20 = 50 ms when\n"
@@ -734,9 +735,11 @@ static void section_perf(void)
 						 kernel_letter(kernels[k]));
 				}
 			}
-			if (nas[0])
-				fprintf(out, "%-15.15s %c %3d n/a on %s (flags refused)\n",
-					wls[w].bench, any ? '"' : '-', latencies[l] / 1000, nas);
+			if (nas[0] && any)
+				fprintf(out, "%21s (n/a on %s: flags refused)\n", "", nas);
+			else if (nas[0])
+				fprintf(out, "%-15.15s - %3d n/a on %s (flags refused)\n",
+					wls[w].bench, latencies[l] / 1000, nas);
 		}
 	}
 	fprintf(out, "Workloads: ");
