@@ -4,8 +4,10 @@
  * on the XFS mounted at DIR:
  *  - batches of 1..64 plain and (if advertised) atomic write-throughs, over
  *    written extents and allocating, in one io_submit: every event carries
- *    the length, the device holds every range, atomic ones as one WRITE
- *    ATOMIC(16) of exactly the range each;
+ *    the length, the device holds every range, atomic ones each inside
+ *    exactly one WRITE ATOMIC(16) with no plain write over it (the block
+ *    layer may merge adjacent atomic requests; unmerged ones must be exactly
+ *    the range);
  *  - asynchronous like DIO: with device latency, io_submit returns while
  *    the batch's writes are still in flight (a write completes after the
  *    "submitted" marker in the trace) -- never timed;
@@ -64,6 +66,14 @@ static void prep(struct iocb *cb, int fd, void *buf, size_t len, off_t off, int 
 	cb->aio_data = i;
 }
 
+/*
+ * Batches timed against the device latency, and those where io_submit
+ * returned before a write of the batch completed. One batch can miss under
+ * TCG when the host deschedules the guest for longer than the emulated
+ * latency; a submitter that waits for its I/O misses in every batch.
+ */
+static int async_batches, async_late;
+
 static void batch(int fd, int atomic, int alloc, int depth, int slot, int async_check)
 {
 	const struct wt_env *e = wt_env();
@@ -75,7 +85,8 @@ static void batch(int fd, int atomic, int alloc, int depth, int slot, int async_
 	struct iocb *cbs[MAXQ];
 	struct io_event ev[MAXQ];
 	unsigned char *buf[MAXQ], *dev = atw_alloc(len);
-	int i, okres = 0, okdev = 0, exact = 0, late = 0, sub, err;
+	int i, okres = 0, okdev = 0, exact = 0, whole = 0, torn = 0, late = 0, sub, err;
+	int natomic = 0;
 	long ret;
 
 	for (i = 0; i < depth; i++) {
@@ -110,12 +121,19 @@ static void batch(int fd, int atomic, int alloc, int depth, int slot, int async_
 		if (wt_dev_read_range(fd, dev, off, len) == 0 && atw_verify(dev, len, off, 2))
 			okdev++;
 		if (!err && !wt_phys(fd, off, &phys)) {
-			int w;
+			int w, inside = 0;
 
 			for (w = 0; w < wt_tr()->n; w++) {
 				const struct wt_ev *x = &wt_tr()->ev[w];
 
-				if (!wt_tr_is_write(x) || x->off != phys)
+				if (!wt_tr_is_write(x) || x->off >= phys + len ||
+				    x->off + x->bytes <= phys)
+					continue;
+				if (x->cmd != WT_CMD_ATOMIC)
+					torn++;
+				else if (x->off <= phys && x->off + x->bytes >= phys + len)
+					inside++;
+				if (x->off != phys)
 					continue;
 				if (x->cmd == WT_CMD_ATOMIC && x->bytes == len)
 					exact++;
@@ -124,21 +142,29 @@ static void batch(int fd, int atomic, int alloc, int depth, int slot, int async_
 				if (sub >= 0 && wt_tr_end(w) > sub)
 					late++;
 			}
+			whole += inside == 1;
 		}
 	}
+	for (i = 0; !err && i < wt_tr()->n; i++)
+		natomic += wt_tr_is_write(&wt_tr()->ev[i]) && wt_tr()->ev[i].cmd == WT_CMD_ATOMIC;
 	check(okres == depth, "%s %s x%d: every event carries the length (%d of %d; first %lld)", what,
 	      kind, depth, okres, depth, (long long)ev[0].res);
 	check(okdev == depth, "%s %s x%d: the device holds every range (%d of %d)", what, kind, depth,
 	      okdev, depth);
 	if (atomic)
-		check(exact == depth, "%s %s x%d: one WRITE ATOMIC(16) of exactly each range (%d)", what,
-		      kind, depth, exact);
+		check(whole == depth && torn == 0 && natomic <= depth &&
+		      (exact == depth || natomic < depth),
+		      "%s %s x%d: each range inside exactly one WRITE ATOMIC(16), no plain write over it (%d whole, %d exact, %d atomic commands, %d plain writes over ranges)",
+		      what, kind, depth, whole, exact, natomic, torn);
 	if (async_check) {
-		if (err)
+		if (err) {
 			check(0, "%s %s x%d: trace complete (%d)", what, kind, depth, err);
-		else
-			check(late > 0, "%s %s x%d: asynchronous: io_submit returned with writes in flight (%d completed after it)",
-			      what, kind, depth, late);
+		} else {
+			async_batches++;
+			async_late += late > 0;
+			diag("%s %s x%d: io_submit returned with %d writes still in flight", what,
+			     kind, depth, late);
+		}
 	}
 	diag("%s %s x%d: device had up to %d writes in flight", what, kind, depth,
 	     err ? -1 : wt_tr_max_inflight_writes());
@@ -231,6 +257,10 @@ static void run(void)
 				batch(fd, atomic, alloc, depth, 1 + alloc, ndelay > 0 && depth >= 4);
 		close(fd);
 	}
+	if (async_batches)
+		check(2 * async_late > async_batches,
+		      "asynchronous: io_submit returned with writes in flight in most batches (%d of %d)",
+		      async_late, async_batches);
 	errors(atomic_ok);
 	syscall(SYS_io_destroy, ctx);
 }

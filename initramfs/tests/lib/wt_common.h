@@ -511,6 +511,24 @@ static inline unsigned int wt_atomics_exact(const struct devcount *dc, uint64_t 
 	return n;
 }
 
+/*
+ * Atomic commands that contain all of [phys, phys + len). Under queue depth
+ * the block layer may merge adjacent REQ_ATOMIC requests (6.12 allows atomic
+ * with atomic up to the device's atomic unit max); the merged command is
+ * still untorn for every write in it, so a merged write counts here.
+ */
+static inline unsigned int wt_atomics_containing(const struct devcount *dc, uint64_t phys,
+						 uint64_t len)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < dc->ncmd; i++)
+		if (dc->cmd[i].kind == DEVCMD_ATOMIC && dc->cmd[i].offset <= phys &&
+		    dc->cmd[i].offset + dc->cmd[i].bytes >= phys + len)
+			n++;
+	return n;
+}
+
 /* Bytes of [phys, phys + len) covered by data writes in the trace. */
 static inline uint64_t wt_bytes_covered(const struct devcount *dc, uint64_t phys,
 					uint64_t len)
