@@ -18,8 +18,8 @@
 
 #ifdef RWF_ATOMIC
 
-/* Without advertised support, buffered RWF_ATOMIC must be refused. */
-static void refused(void)
+/* Without support, a buffered RWF_ATOMIC (no RWF_WRITETHROUGH) is refused. */
+static void refused(const char *why)
 {
 	unsigned int len = pga_env()->bs;
 	void *buf = atw_alloc(len);
@@ -27,8 +27,8 @@ static void refused(void)
 	ssize_t ret = atw_pwrite(fd, buf, len, 0, RWF_ATOMIC);
 
 	check(ret == -EOPNOTSUPP || ret == -EINVAL,
-	      "statx advertises no buffered atomic writes: a buffered RWF_ATOMIC write of one block is refused (%zd %s)",
-	      ret, pga_err(ret));
+	      "%s: a buffered RWF_ATOMIC write of one block is refused (%zd %s)",
+	      why, ret, pga_err(ret));
 	close(fd);
 	free(buf);
 }
@@ -171,8 +171,13 @@ static void run(void)
 		return;
 	}
 	if (!l->buf) {
-		refused();
+		refused("statx advertises no buffered atomic writes");
 		skip(PGA_NO_BUF, "pga_basic: accepted and rejected atomic writes");
+		return;
+	}
+	if (e->wt_only) {
+		refused("buffered atomics need RWF_WRITETHROUGH");
+		skip(PGA_WT_ONLY, "pga_basic: accepted and rejected atomic writes");
 		return;
 	}
 	check(l->buf_min && atw_is_pow2(l->buf_min) && atw_is_pow2(l->buf_max) &&

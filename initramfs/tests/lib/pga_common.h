@@ -16,6 +16,8 @@
 #include "tap.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <sys/uio.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,8 @@
 
 #define PGA_NO_BUF "statx advertises no buffered atomic writes (STATX_ATTR_WRITE_ATOMIC_BUF)"
 #define PGA_NO_UAPI "uapi has no STATX_WRITE_ATOMIC_BUF"
+#define PGA_WT_ONLY "buffered RWF_ATOMIC needs RWF_WRITETHROUGH here (EOPNOTSUPP without it, " \
+	"accepted with it): no writeback-time atomics"
 
 struct pga_env {
 	const char *dir;
@@ -33,6 +37,7 @@ struct pga_env {
 	unsigned int bs;	/* filesystem block size */
 	unsigned int ps;	/* page size */
 	struct atw_limits lim;	/* statx of a regular file in dir */
+	bool wt_only;		/* buffered atomics only as write-throughs */
 };
 
 static inline struct pga_env *pga_env(void)
@@ -57,6 +62,40 @@ static inline int pga_open(const char *name, int flags)
 static inline const char *pga_err(ssize_t ret)
 {
 	return ret < 0 ? strerror(-ret) : "ok";
+}
+
+/*
+ * The write-through design advertises buffered atomic limits too, but only
+ * for RWF_ATOMIC|RWF_WRITETHROUGH. True when a plain buffered RWF_ATOMIC of
+ * one unit is refused with EOPNOTSUPP and the same write with
+ * RWF_WRITETHROUGH is accepted; anything else (both refused, another error)
+ * leaves the writeback-time tests to run and fail.
+ */
+static inline bool pga_probe_wt_only(int fd, const struct atw_limits *l)
+{
+#if defined(RWF_ATOMIC) && defined(RWF_WRITETHROUGH)
+	struct iovec iov;
+	void *buf;
+	ssize_t a, b;
+
+	if (!l->buf || !l->buf_min)
+		return false;
+	if (posix_memalign(&buf, 4096, l->buf_min))
+		return false;
+	memset(buf, 0, l->buf_min);
+	iov.iov_base = buf;
+	iov.iov_len = l->buf_min;
+	a = pwritev2(fd, &iov, 1, 0, RWF_ATOMIC);
+	a = a < 0 ? -errno : a;
+	b = pwritev2(fd, &iov, 1, 0, RWF_ATOMIC | RWF_WRITETHROUGH);
+	b = b < 0 ? -errno : b;
+	free(buf);
+	return a == -EOPNOTSUPP && b == (ssize_t)l->buf_min;
+#else
+	(void)fd;
+	(void)l;
+	return false;
+#endif
 }
 
 /* argv[1] is DIR, $ATW_DISK the disk under it. */
@@ -84,6 +123,7 @@ static inline struct pga_env *pga_setup(int argc, char **argv)
 	e->bs = sfs.f_bsize;
 	if (atw_statx_limits(fd, NULL, &e->lim))
 		tap_bail("statx: %s", strerror(errno));
+	e->wt_only = pga_probe_wt_only(fd, &e->lim);
 	close(fd);
 	diag("dir %s disk %s: sector %u, fs block %u, page %u", e->dir, e->disk,
 	     e->lbs, e->bs, e->ps);
@@ -102,6 +142,10 @@ static inline bool pga_supported(const char *name)
 	}
 	if (!e->lim.buf) {
 		skip(PGA_NO_BUF, "%s", name);
+		return false;
+	}
+	if (e->wt_only) {
+		skip(PGA_WT_ONLY, "%s", name);
 		return false;
 	}
 	return true;
