@@ -28,6 +28,7 @@
  * (/proc/stat, all CPUs, not idle or iowait).
  */
 #include "lib/atomic_io.h"
+#include "lib/bench_rwf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,12 +41,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef RWF_ATOMIC
-#define RWF_ATOMIC 0x00000040
-#endif
-#ifndef RWF_WRITETHROUGH
-#define RWF_WRITETHROUGH 0x00000200	/* DESIGN.md §3.1 */
-#endif
 
 #define MAX_THREADS 16
 #define MAX_QD 256

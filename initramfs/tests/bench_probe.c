@@ -19,6 +19,7 @@
 #include "lib/atomic_io.h"
 #include "lib/devcount.h"
 #include "lib/wt_common.h"
+#include "lib/bench_rwf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,12 +33,6 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#ifndef RWF_ATOMIC
-#define RWF_ATOMIC 0x00000040
-#endif
-#ifndef RWF_WRITETHROUGH
-#define RWF_WRITETHROUGH 0x00000200	/* DESIGN.md §3.1 */
-#endif
 
 enum mode { M_DIO, M_WT, M_PGA, M_NR };
 
@@ -477,8 +472,8 @@ static int prepare(void)
 		return -ENODEV;
 	lbs = v;
 	ps = sysconf(_SC_PAGESIZE);
-	wt_env()->dir = dir;		/* for wt_inject() */
-	wt_env()->disk = atw_disk();
+	atw_env()->dir = dir;		/* for wt_inject() */
+	atw_env()->disk = atw_disk();
 	snprintf(path, sizeof(path), "%s/probe.dat", dir);
 	fd_buf = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd_buf < 0 || fstatfs(fd_buf, &sfs))

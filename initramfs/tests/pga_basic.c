@@ -21,14 +21,14 @@
 /* Without support, a buffered RWF_ATOMIC (no RWF_WRITETHROUGH) is refused. */
 static void refused(const char *why)
 {
-	unsigned int len = pga_env()->bs;
+	unsigned int len = atw_env()->bs;
 	void *buf = atw_alloc(len);
-	int fd = pga_open("pga_refused", O_TRUNC);
+	int fd = atw_env_open("pga_refused", O_TRUNC);
 	ssize_t ret = atw_pwrite(fd, buf, len, 0, RWF_ATOMIC);
 
 	check(ret == -EOPNOTSUPP || ret == -EINVAL,
 	      "%s: a buffered RWF_ATOMIC write of one block is refused (%zd %s)",
-	      why, ret, pga_err(ret));
+	      why, ret, atw_err(ret));
 	close(fd);
 	free(buf);
 }
@@ -44,7 +44,7 @@ static void accepted(int fd, unsigned int len, off_t off, uint64_t gen)
 	atw_fill(buf, len, off, gen);
 	ret = atw_pwrite(fd, buf, len, off, RWF_ATOMIC);
 	if (!check(ret == (ssize_t)len, "buffered RWF_ATOMIC of %u bytes at %lld accepted (%zd %s)",
-		   len, (long long)off, ret, pga_err(ret)))
+		   len, (long long)off, ret, atw_err(ret)))
 		goto out;
 	pga_sync_counted(fd, &dc);
 	r = pga_file_range(&dc, fd, off, len);
@@ -60,14 +60,14 @@ out:
 /* A write that must fail with EINVAL and leave nothing dirty behind. */
 static void rejected(int fd, unsigned int len, off_t off, const char *what)
 {
-	void *buf = atw_alloc(len + pga_env()->ps);
+	void *buf = atw_alloc(len + atw_env()->ps);
 	struct devcount dc;
 	ssize_t ret;
 
 	atw_fill(buf, len, off, 99);
 	ret = atw_pwrite(fd, buf, len, off, RWF_ATOMIC);
 	check(ret == -EINVAL, "%s: %u bytes at %lld fails with EINVAL (%zd %s)", what, len,
-	      (long long)off, ret, pga_err(ret));
+	      (long long)off, ret, atw_err(ret));
 	pga_sync_counted(fd, &dc);
 	check(dc.atomics == 0 && dc.write_bytes <= 2 * 65536,
 	      "%s: nothing of it reaches the device (%u atomic, %llu plain bytes incl. log)", what,
@@ -83,7 +83,7 @@ static void two_iovecs(int fd, unsigned int len)
 
 	ret = ret < 0 ? -errno : ret;
 	check(ret == -EINVAL, "two iovecs of %u bytes in all: EINVAL (%zd %s)", len, ret,
-	      pga_err(ret));
+	      atw_err(ret));
 	free(buf);
 }
 
@@ -100,11 +100,11 @@ static void dsync(int fd, unsigned int len, off_t off)
 	if (err)
 		tap_bail("devcount_start: %s", strerror(-err));
 	ret = atw_pwrite(fd, buf, len, off, RWF_ATOMIC | RWF_DSYNC);
-	err = devcount_stop(&dc, pga_env()->lbs);
+	err = devcount_stop(&dc, atw_env()->lbs);
 	if (err)
 		tap_bail("devcount_stop: %s", strerror(-err));
 	if (!check(ret == (ssize_t)len, "RWF_ATOMIC|RWF_DSYNC of %u bytes accepted (%zd %s)", len, ret,
-		   pga_err(ret)))
+		   atw_err(ret)))
 		goto out;
 	r = pga_file_range(&dc, fd, off, len);
 	check(r.atomic == 1 && r.atomic_exact == 1 && r.plain == 0,
@@ -142,7 +142,7 @@ static void scattered(int fd, unsigned int len, unsigned int n)
 	}
 	if (fdatasync(fd))
 		tap_bail("fdatasync: %s", strerror(errno));
-	err = devcount_stop(&dc, pga_env()->lbs);
+	err = devcount_stop(&dc, atw_env()->lbs);
 	if (err)
 		tap_bail("devcount_stop: %s", strerror(-err));
 	for (i = 0; i < n; i++) {
@@ -160,7 +160,7 @@ static void scattered(int fd, unsigned int len, unsigned int n)
 
 static void run(void)
 {
-	const struct pga_env *e = pga_env();
+	const struct atw_env *e = atw_env();
 	const struct atw_limits *l = &e->lim;
 	unsigned int len, sizes = 0;
 	uint64_t gen = 1;
@@ -175,7 +175,7 @@ static void run(void)
 		skip(PGA_NO_BUF, "pga_basic: accepted and rejected atomic writes");
 		return;
 	}
-	if (e->wt_only) {
+	if (pga_wt_only) {
 		refused("buffered atomics need RWF_WRITETHROUGH");
 		skip(PGA_WT_ONLY, "pga_basic: accepted and rejected atomic writes");
 		return;
@@ -188,7 +188,7 @@ static void run(void)
 	check(l->buf_min >= e->lbs, "buffered unit min %u >= the sector size %u", l->buf_min,
 	      e->lbs);
 
-	fd = pga_open("pga_basic", O_TRUNC);
+	fd = atw_env_open("pga_basic", O_TRUNC);
 	/* every size within the limits, into a hole and over written data */
 	for (len = l->buf_min; len <= l->buf_max && sizes < 6; len *= 2, sizes++) {
 		accepted(fd, len, 4 * (off_t)len, gen++);

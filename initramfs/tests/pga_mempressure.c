@@ -19,6 +19,7 @@
  * usage: pga_mempressure DIR [ROUNDS]
  */
 #include "lib/pga_common.h"
+#include "lib/unmapper.h"
 
 #include <linux/userfaultfd.h>
 #include <pthread.h>
@@ -67,11 +68,11 @@ static bool judge(ssize_t ret, uint64_t gen, const char *what)
 	void *rd;
 
 	check(ret == (ssize_t)unit || ret < 0, "%s: all or nothing, never short (%zd %s)", what,
-	      ret, pga_err(ret));
+	      ret, atw_err(ret));
 	pga_sync_counted(tfd, &dc);
 	r = pga_file_range(&dc, tfd, toff, unit);
 	if (ret != (ssize_t)unit) {
-		diag("%s: failed with %s", what, pga_err(ret));
+		diag("%s: failed with %s", what, atw_err(ret));
 		check(cache_is(cur_gen), "%s: failed call left the range wholly as it was", what);
 		check(r.atomic == 0 && r.plain == 0,
 		      "%s: failed call sent nothing to the range (%u atomic, %u plain)", what, r.atomic,
@@ -92,14 +93,14 @@ static bool judge(ssize_t ret, uint64_t gen, const char *what)
 
 static void unaligned(void)
 {
-	unsigned char *raw = atw_alloc(unit + pga_env()->ps);
-	unsigned char *buf = raw + pga_env()->ps / 2 + 512;
+	unsigned char *raw = atw_alloc(unit + atw_env()->ps);
+	unsigned char *buf = raw + atw_env()->ps / 2 + 512;
 	uint64_t gen = cur_gen + 1;
 	ssize_t ret;
 
 	atw_fill(buf, unit, toff, gen);
 	ret = atw_pwrite(tfd, buf, unit, toff, RWF_ATOMIC);
-	check(ret == (ssize_t)unit, "buffer not page aligned: accepted (%zd %s)", ret, pga_err(ret));
+	check(ret == (ssize_t)unit, "buffer not page aligned: accepted (%zd %s)", ret, atw_err(ret));
 	judge(ret, gen, "buffer not page aligned");
 	free(raw);
 }
@@ -108,7 +109,7 @@ static void unaligned(void)
 static int source_file(uint64_t gen, unsigned char **map)
 {
 	void *src = atw_alloc(unit);
-	int sfd = pga_open("pga_mp_source", O_TRUNC);
+	int sfd = atw_env_open("pga_mp_source", O_TRUNC);
 
 	atw_fill(src, unit, toff, gen);
 	pga_write_or_bail(sfd, src, unit, 0, 0);
@@ -130,7 +131,7 @@ static void file_dropped(void)
 	int sfd = source_file(gen, &map);
 	ssize_t ret;
 
-	for (i = 0; i < unit; i += pga_env()->ps)
+	for (i = 0; i < unit; i += atw_env()->ps)
 		sink += map[i];
 	(void)sink;
 	munmap(map, unit);
@@ -140,7 +141,7 @@ static void file_dropped(void)
 		tap_bail("mmap source: %s", strerror(errno));
 	ret = atw_pwrite(tfd, map, unit, toff, RWF_ATOMIC);
 	check(ret == (ssize_t)unit, "file-backed buffer whose pages were unmapped and dropped: written whole (%zd %s)",
-	      ret, pga_err(ret));
+	      ret, atw_err(ret));
 	judge(ret, gen, "file-backed buffer whose pages were unmapped and dropped");
 	munmap(map, unit);
 	close(sfd);
@@ -177,7 +178,7 @@ static void file_while_dropping(void)
 			cur_gen = gen;
 		} else {
 			other++;
-			diag("round %u: %zd %s", r, ret, pga_err(ret));
+			diag("round %u: %zd %s", r, ret, atw_err(ret));
 		}
 		munmap(map, unit);
 		close(sfd);
@@ -189,31 +190,12 @@ static void file_while_dropping(void)
 	judge(unit, cur_gen, "after the drop_caches rounds");
 }
 
-struct unmapper {
-	void *addr;
-	atomic_int go;
-	unsigned int spin;
-};
-
-static void *unmap_thread(void *arg)
-{
-	struct unmapper *u = arg;
-	volatile unsigned int i;
-
-	while (!atomic_load(&u->go))
-		;
-	for (i = 0; i < u->spin; i++)
-		;
-	munmap(u->addr, unit);
-	return NULL;
-}
-
 static void unmapped_mid_call(void)
 {
 	unsigned int r, ok = 0, failed = 0, shorts = 0, wrong = 0, bad_dev = 0;
 
 	for (r = 0; r < rounds; r++) {
-		struct unmapper u = { .spin = (r * 7919) % 200000 };
+		struct unmapper u = { .len = unit, .spin = (r * 7919) % 200000 };
 		uint64_t gen = cur_gen + 1;
 		struct devcount dc;
 		struct pga_range pr;
@@ -257,7 +239,7 @@ static void unmapped_mid_call(void)
 
 static void uffd_sigbus(void)
 {
-	const size_t ps = pga_env()->ps;
+	const size_t ps = atw_env()->ps;
 	size_t span = (unit + ps - 1) / ps * ps + ps;	/* registered, never filled */
 	struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURE_SIGBUS };
 	unsigned char *buf = mmap(NULL, ps + span, PROT_READ | PROT_WRITE,
@@ -285,7 +267,7 @@ static void uffd_sigbus(void)
 	}
 	ret = atw_pwrite(tfd, src, unit, toff, RWF_ATOMIC);
 	check(ret < 0, "atomic write whose buffer has a never-filled page fails (%zd %s)", ret,
-	      pga_err(ret));
+	      atw_err(ret));
 	judge(ret, cur_gen + 1, "atomic write whose buffer has a never-filled page");
 out:
 	if (fd >= 0)
@@ -295,14 +277,14 @@ out:
 
 static void run(void)
 {
-	const struct pga_env *e = pga_env();
+	const struct atw_env *e = atw_env();
 	void *buf;
 
 	if (!pga_supported("pga_mempressure"))
 		return;
 	unit = e->lim.buf_max;
 	diag("atomic unit %u bytes (%u pages)", unit, (unit + e->ps - 1) / e->ps);
-	tfd = pga_open("pga_mp_target", O_TRUNC);
+	tfd = atw_env_open("pga_mp_target", O_TRUNC);
 	toff = 4 * (off_t)unit;
 	cur_gen = 1;
 	buf = atw_alloc(unit);

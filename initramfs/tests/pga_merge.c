@@ -38,7 +38,7 @@ static unsigned int exact_atomic_units(const struct devcount *dc, int fd, off_t 
 
 static void adjacent(void)
 {
-	int fd = pga_open("pga_merge_adjacent", O_TRUNC);
+	int fd = atw_env_open("pga_merge_adjacent", O_TRUNC);
 	void *buf = atw_alloc(unit);
 	unsigned int i, good, plain_in;
 	struct devcount dc;
@@ -76,7 +76,7 @@ static void adjacent(void)
 
 static void alternating(void)
 {
-	int fd = pga_open("pga_merge_alternating", O_TRUNC);
+	int fd = atw_env_open("pga_merge_alternating", O_TRUNC);
 	void *buf = atw_alloc(unit);
 	unsigned int i, good, plain_in;
 	struct devcount dc;
@@ -105,7 +105,7 @@ static void alternating(void)
 
 static void run(void)
 {
-	const struct pga_env *e = pga_env();
+	const struct atw_env *e = atw_env();
 
 	if (!pga_supported("pga_merge"))
 		return;

@@ -34,26 +34,21 @@ static void next_unit(void)
 
 static void put(unsigned int off, unsigned int len, int flags)
 {
-	void *buf = atw_alloc(len);
-
-	atw_fill(buf, len, cur + off, ++gen);
-	pga_write_or_bail(fd, buf, len, cur + off, flags);
-	memcpy(want + off, buf, len);
-	free(buf);
+	pga_put(fd, want, cur, off, len, flags, ++gen);
 }
 
 static void mmap_store(unsigned int off)
 {
-	off_t map_off = (cur + off) & ~((off_t)pga_env()->ps - 1);
+	off_t map_off = (cur + off) & ~((off_t)atw_env()->ps - 1);
 	size_t in = cur + off - map_off;
-	unsigned char *map = mmap(NULL, pga_env()->ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	unsigned char *map = mmap(NULL, atw_env()->ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 				  map_off);
 
 	if (map == MAP_FAILED)
 		tap_bail("mmap: %s", strerror(errno));
 	map[in] ^= 0xa5;
 	want[off] ^= 0xa5;
-	if (munmap(map, pga_env()->ps))
+	if (munmap(map, atw_env()->ps))
 		tap_bail("munmap: %s", strerror(errno));
 }
 
@@ -81,7 +76,7 @@ static void expect(const char *name, bool atomic)
 
 static void run(void)
 {
-	const struct pga_env *e = pga_env();
+	const struct atw_env *e = atw_env();
 	unsigned int part;
 
 	if (!pga_supported("pga_overwrite"))
@@ -89,7 +84,7 @@ static void run(void)
 	unit = e->lim.buf_min;
 	part = unit / 4 ? unit / 4 : 1;
 	want = atw_alloc(unit);
-	fd = pga_open("pga_overwrite", O_TRUNC);
+	fd = atw_env_open("pga_overwrite", O_TRUNC);
 	cur = 0;
 	diag("atomic unit %u bytes, partial overwrite %u bytes", unit, part);
 

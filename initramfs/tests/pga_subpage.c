@@ -43,12 +43,7 @@ static void fresh_page(void)
 /* Writes blocks [first, first + n) of the page (or len bytes at byte off). */
 static void put(unsigned int off, unsigned int len, int flags)
 {
-	void *buf = atw_alloc(len);
-
-	atw_fill(buf, len, page_off + off, ++gen);
-	pga_write_or_bail(fd, buf, len, page_off + off, flags);
-	memcpy(want + off, buf, len);
-	free(buf);
+	pga_put(fd, want, page_off, off, len, flags, ++gen);
 }
 
 static void blocks(unsigned int first, unsigned int n, int flags)
@@ -165,7 +160,7 @@ static void a_a_mmap(void)
 
 static void run(void)
 {
-	const struct pga_env *e = pga_env();
+	const struct atw_env *e = atw_env();
 
 	if (!pga_supported("pga_subpage"))
 		return;
@@ -182,7 +177,7 @@ static void run(void)
 		return;
 	}
 	want = atw_alloc(ps);
-	fd = pga_open("pga_subpage", O_TRUNC);
+	fd = atw_env_open("pga_subpage", O_TRUNC);
 	page_off = 0;
 	a_a_d_d();
 	a_a_d_d_overwritten();

@@ -76,7 +76,7 @@ static int async_batches, async_late;
 
 static void batch(int fd, int atomic, int alloc, int depth, int slot, int async_check)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	size_t len = atomic ? (e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min) : e->bs;
 	off_t base = (off_t)slot * MAXQ * 4 * len + (off_t)depth * len;
 	const char *what = atomic ? "atomic WT" : "WT";
@@ -85,8 +85,8 @@ static void batch(int fd, int atomic, int alloc, int depth, int slot, int async_
 	struct iocb *cbs[MAXQ];
 	struct io_event ev[MAXQ];
 	unsigned char *buf[MAXQ], *dev = atw_alloc(len);
+	static struct devcount dc, pl;	/* the trace's atomic and plain writes */
 	int i, okres = 0, okdev = 0, exact = 0, whole = 0, torn = 0, late = 0, sub, err;
-	int natomic = 0;
 	long ret;
 
 	for (i = 0; i < depth; i++) {
@@ -105,7 +105,7 @@ static void batch(int fd, int atomic, int alloc, int depth, int slot, int async_
 	ret = io_submit_one_batch(depth, cbs);
 	wt_mark("submitted");
 	if (!check(ret == depth, "%s %s x%d: io_submit takes the batch (%ld %s)", what, kind, depth,
-		   ret, wt_err(ret)))
+		   ret, atw_err(ret)))
 		goto out;
 	ret = reap(depth, ev);
 	err = err ? err : wt_tr_stop(e->lbs);
@@ -114,6 +114,8 @@ static void batch(int fd, int atomic, int alloc, int depth, int slot, int async_
 	for (i = 0; i < depth; i++)
 		okres += ev[i].res == (long long)len;
 	sub = err ? -1 : wt_tr_find_mark(0, "submitted");
+	if (!err)
+		wt_tr_writes(&dc, &pl);
 	for (i = 0; i < depth; i++) {
 		uint64_t phys;
 		off_t off = base + i * len;
@@ -121,41 +123,32 @@ static void batch(int fd, int atomic, int alloc, int depth, int slot, int async_
 		if (wt_dev_read_range(fd, dev, off, len) == 0 && atw_verify(dev, len, off, 2))
 			okdev++;
 		if (!err && !wt_phys(fd, off, &phys)) {
-			int w, inside = 0;
+			int w;
 
+			exact += wt_atomics_exact(&dc, phys, len) == 1;
+			whole += wt_atomics_containing(&dc, phys, len) == 1;
+			torn += wt_bytes_covered(&pl, phys, len) != 0;
 			for (w = 0; w < wt_tr()->n; w++) {
 				const struct wt_ev *x = &wt_tr()->ev[w];
 
-				if (!wt_tr_is_write(x) || x->off >= phys + len ||
-				    x->off + x->bytes <= phys)
+				if (!wt_tr_is_write(x) || x->off != phys)
 					continue;
-				if (x->cmd != WT_CMD_ATOMIC)
-					torn++;
-				else if (x->off <= phys && x->off + x->bytes >= phys + len)
-					inside++;
-				if (x->off != phys)
-					continue;
-				if (x->cmd == WT_CMD_ATOMIC && x->bytes == len)
-					exact++;
 				if (x->cmd == WT_CMD_WRITE && write_opcode == 0x8a)
 					write_opcode = x->cdb[0];
 				if (sub >= 0 && wt_tr_end(w) > sub)
 					late++;
 			}
-			whole += inside == 1;
 		}
 	}
-	for (i = 0; !err && i < wt_tr()->n; i++)
-		natomic += wt_tr_is_write(&wt_tr()->ev[i]) && wt_tr()->ev[i].cmd == WT_CMD_ATOMIC;
 	check(okres == depth, "%s %s x%d: every event carries the length (%d of %d; first %lld)", what,
 	      kind, depth, okres, depth, (long long)ev[0].res);
 	check(okdev == depth, "%s %s x%d: the device holds every range (%d of %d)", what, kind, depth,
 	      okdev, depth);
 	if (atomic)
-		check(whole == depth && torn == 0 && natomic <= depth &&
-		      (exact == depth || natomic < depth),
-		      "%s %s x%d: each range inside exactly one WRITE ATOMIC(16), no plain write over it (%d whole, %d exact, %d atomic commands, %d plain writes over ranges)",
-		      what, kind, depth, whole, exact, natomic, torn);
+		check(!err && whole == depth && torn == 0 && dc.atomics <= (unsigned int)depth &&
+		      (exact == depth || dc.atomics < (unsigned int)depth),
+		      "%s %s x%d: each range inside exactly one WRITE ATOMIC(16), no plain write over it (%d whole, %d exact, %u atomic commands, %d ranges with plain writes)",
+		      what, kind, depth, whole, exact, dc.atomics, torn);
 	if (async_check) {
 		if (err) {
 			check(0, "%s %s x%d: trace complete (%d)", what, kind, depth, err);
@@ -191,10 +184,10 @@ static long one(int fd, void *buf, size_t len, off_t off, int flags)
 
 static void errors(int atomic_ok)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	size_t len = atomic_ok ? (e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min) : e->bs;
 	unsigned char *buf = atw_alloc(2 * len);
-	int fd = wt_open("wt_aio_err", O_TRUNC);
+	int fd = atw_env_open("wt_aio_err", O_TRUNC);
 	off_t off = 16 * (off_t)len;
 	char path[256];
 	long ret;
@@ -235,7 +228,7 @@ out:
 
 static void run(void)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	int atomic_ok = e->lim.buf_known && e->lim.buf;
 	long long ndelay = wt_sdebug_param("ndelay");
 	int atomic, alloc, depth, fd;
@@ -251,7 +244,7 @@ static void run(void)
 			skip("statx advertises no buffered atomic writes", "atomic write-through via AIO");
 			continue;
 		}
-		fd = wt_open(atomic ? "wt_aio_atomic" : "wt_aio_plain", O_TRUNC);
+		fd = atw_env_open(atomic ? "wt_aio_atomic" : "wt_aio_plain", O_TRUNC);
 		for (alloc = 0; alloc <= 1; alloc++)
 			for (depth = 1; depth <= MAXQ; depth *= 2)
 				batch(fd, atomic, alloc, depth, 1 + alloc, ndelay > 0 && depth >= 4);
@@ -270,7 +263,7 @@ int main(int argc, char **argv)
 {
 	tap_start("wt_aio");
 #ifdef RWF_WRITETHROUGH
-	wt_setup(argc, argv, "wt_aio DIR");
+	atw_env_setup(argc, argv, "wt_aio DIR");
 	run();
 #else
 	(void)argc;

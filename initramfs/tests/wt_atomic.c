@@ -90,7 +90,7 @@ static unsigned int plain_writes_in(int fd, const struct devcount *dc, off_t off
 
 static void one_atomic(int fd, enum prep p, size_t len, off_t off)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	unsigned char *buf = atw_alloc(len), *dev = atw_alloc(len);
 	struct devcount dc;
 	uint64_t phys = 0;
@@ -103,7 +103,7 @@ static void one_atomic(int fd, enum prep p, size_t len, off_t off)
 	ret = atw_pwrite(fd, buf, len, off, AWT);
 	err = err ? err : devcount_stop(&dc, e->lbs);
 	if (!check(ret == (ssize_t)len, "%s: atomic write-through of %zu at %lld returns the length (got %zd %s)",
-		   prep_name[p], len, (long long)off, ret, wt_err(ret)))
+		   prep_name[p], len, (long long)off, ret, atw_err(ret)))
 		goto out;
 	m = wt_phys(fd, off, &phys);
 	check(m == 0, "%s, %zu: range allocated and written at return (map 0x%x: no delalloc, no unwritten)",
@@ -135,7 +135,7 @@ out:
 static void expect_refused(int fd, size_t len, off_t off, const struct iovec *iov, int niov,
 			   int flags, int want, const char *what)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	size_t span = len < e->bs ? e->bs : len;
 	off_t s0 = off / span * span;
 	unsigned char *old = atw_alloc(2 * span), *rd = atw_alloc(2 * span);
@@ -156,7 +156,7 @@ static void expect_refused(int fd, size_t len, off_t off, const struct iovec *io
 	ret = pwritev2(fd, iov, niov, off, flags);
 	ret = ret < 0 ? -errno : ret;
 	check(ret == -want, "%s: %zu bytes at %lld fails with %s (got %zd %s)", what, len,
-	      (long long)off, strerror(want), ret, wt_err(ret));
+	      (long long)off, strerror(want), ret, atw_err(ret));
 	err = wt_trace_start();
 	ret = fdatasync(fd);
 	err = err ? err : devcount_stop(&dc, e->lbs);
@@ -173,13 +173,13 @@ static void expect_refused(int fd, size_t len, off_t off, const struct iovec *io
 static void refusals(const struct atw_limits *l)
 {
 	uint32_t min = l->buf_min, max = l->buf_max;
-	int fd = wt_open("wt_atomic_einval", O_TRUNC);
+	int fd = atw_env_open("wt_atomic_einval", O_TRUNC);
 	unsigned char *b = atw_alloc(2 * min);
 	struct iovec iov[2] = { { b, min }, { b + min, min } };
 
 	if (max >= 2 * min)
 		expect_refused(fd, 2 * min, min, NULL, 0, AWT, EINVAL, "misaligned offset");
-	else if (min > wt_env()->lbs)
+	else if (min > atw_env()->lbs)
 		expect_refused(fd, min, min / 2, NULL, 0, AWT, EINVAL, "misaligned offset");
 	else
 		expect_refused(fd, min, 512, NULL, 0, AWT, EINVAL, "misaligned offset (sub-sector)");
@@ -194,7 +194,7 @@ static void refusals(const struct atw_limits *l)
 
 static void unaligned_user_buffer(size_t len)
 {
-	int fd = wt_open("wt_atomic_ubuf", O_TRUNC);
+	int fd = atw_env_open("wt_atomic_ubuf", O_TRUNC);
 	unsigned char *raw = atw_alloc(len + 64), *dev = atw_alloc(len);
 	unsigned char *buf = raw + 17;
 	ssize_t ret;
@@ -203,7 +203,7 @@ static void unaligned_user_buffer(size_t len)
 	ret = atw_pwrite(fd, buf, len, 0, AWT);
 	check(ret == (ssize_t)len && wt_dev_read_range(fd, dev, 0, len) == 0 &&
 	      atw_verify(dev, len, 0, 3),
-	      "an unaligned user buffer (buffered copy) works: %zd %s", ret, wt_err(ret));
+	      "an unaligned user buffer (buffered copy) works: %zd %s", ret, atw_err(ret));
 	close(fd);
 	free(raw);
 	free(dev);
@@ -211,7 +211,7 @@ static void unaligned_user_buffer(size_t len)
 
 static void injected_error(size_t len)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	unsigned char *buf = atw_alloc(len), *rd = atw_alloc(len);
 	off_t off = 8 * (off_t)len;
 	enum wt_version v;
@@ -225,7 +225,7 @@ static void injected_error(size_t len)
 		skip("no scsi_debug error injection in debugfs", "atomic write-through after a device error");
 		goto out_free;
 	}
-	fd = wt_open("wt_atomic_eio", O_TRUNC);
+	fd = atw_env_open("wt_atomic_eio", O_TRUNC);
 	atw_fill(buf, len, off, 1);
 	if (atw_pwrite(fd, buf, len, off, 0) != (ssize_t)len || fsync(fd))
 		tap_bail("eio: pre-write");
@@ -239,7 +239,7 @@ static void injected_error(size_t len)
 	ret = atw_pwrite(fd, buf, len, off, AWT);
 	wt_inject_clear(0x9c);
 	check(ret == -EIO, "device error on WRITE ATOMIC(16): the call returns -EIO (got %zd %s)",
-	      ret, wt_err(ret));
+	      ret, atw_err(ret));
 
 	v = atw_pread(fd, rd, len, off) == (ssize_t)len ? wt_version_of(rd, len, off, &gen) : WT_V_MIXED;
 	check(v == WT_V_ONE && (gen == 1 || gen == 5),
@@ -259,7 +259,7 @@ static void injected_error(size_t len)
 		devcount_print(&dc);
 	close(fd);
 	wt_remount();
-	fd = wt_open("wt_atomic_eio", 0);
+	fd = atw_env_open("wt_atomic_eio", 0);
 	v = atw_pread(fd, rd, len, off) == (ssize_t)len ? wt_version_of(rd, len, off, &gen) : WT_V_MIXED;
 	check(v == WT_V_ONE && (gen == 1 || gen == 5),
 	      "after the error and a remount the range is wholly old or wholly new (%s, gen %llu)",
@@ -272,7 +272,7 @@ out_free:
 
 static void advertised(const struct atw_limits *l)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	uint32_t max = l->buf_max > MAX_UNIT ? MAX_UNIT : l->buf_max;
 	unsigned int nsizes = 0, k;
 	size_t len;
@@ -289,7 +289,7 @@ static void advertised(const struct atw_limits *l)
 	if (!atw_is_pow2(l->buf_min) || !atw_is_pow2(max) || l->buf_min > max)
 		return;
 
-	fd = wt_open("wt_atomic", O_TRUNC);
+	fd = atw_env_open("wt_atomic", O_TRUNC);
 	for (len = l->buf_min; len <= max; len *= 2, nsizes++)
 		for (k = HOLE; k <= DIRTY; k++)
 			one_atomic(fd, k, len, (off_t)len * (8 + 8 * nsizes + k));
@@ -300,7 +300,7 @@ static void advertised(const struct atw_limits *l)
 	injected_error(l->buf_min >= e->bs ? l->buf_min : e->bs);
 
 	wt_remount();
-	fd = wt_open("wt_atomic", 0);
+	fd = atw_env_open("wt_atomic", 0);
 	nsizes = 0;
 	for (len = l->buf_min; len <= max; len *= 2, nsizes++) {
 		unsigned char *rd = atw_alloc(len);
@@ -319,16 +319,16 @@ static void advertised(const struct atw_limits *l)
 
 static void run(void)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	const struct atw_limits *l = &e->lim;
 	unsigned char *buf = atw_alloc(e->bs);
 	ssize_t ret;
 	int fd;
 
-	fd = wt_open("wt_atomic_noflag", O_TRUNC);
+	fd = atw_env_open("wt_atomic_noflag", O_TRUNC);
 	ret = atw_pwrite(fd, buf, e->bs, 0, RWF_ATOMIC);
 	check(ret == -EOPNOTSUPP, "buffered RWF_ATOMIC without RWF_WRITETHROUGH fails with EOPNOTSUPP (got %zd %s)",
-	      ret, wt_err(ret));
+	      ret, atw_err(ret));
 	close(fd);
 	free(buf);
 
@@ -337,12 +337,12 @@ static void run(void)
 		return;
 	}
 	if (!l->buf) {
-		fd = wt_open("wt_atomic_refused", O_TRUNC);
+		fd = atw_env_open("wt_atomic_refused", O_TRUNC);
 		buf = atw_alloc(e->bs);
 		ret = atw_pwrite(fd, buf, e->bs, 0, AWT);
 		check(ret == -EOPNOTSUPP,
 		      "buffered atomic not advertised: RWF_ATOMIC|RWF_WRITETHROUGH refused with EOPNOTSUPP (got %zd %s)",
-		      ret, wt_err(ret));
+		      ret, atw_err(ret));
 		close(fd);
 		free(buf);
 		skip("statx advertises no buffered atomic writes", "atomic write-through units");
@@ -356,7 +356,7 @@ int main(int argc, char **argv)
 {
 	tap_start("wt_atomic");
 #ifdef RWF_WRITETHROUGH
-	wt_setup(argc, argv, "wt_atomic DIR");
+	atw_env_setup(argc, argv, "wt_atomic DIR");
 	run();
 #else
 	(void)argc;

@@ -60,7 +60,7 @@ static unsigned int range_writes(int fd, const struct devcount *dc, off_t off, s
 		size_t step = len - done;
 
 		if (wt_map(fd, off + done, &phys, &avail)) {
-			step = wt_env()->bs;
+			step = atw_env()->bs;
 		} else {
 			if (step > avail)
 				step = avail;
@@ -74,7 +74,7 @@ static unsigned int range_writes(int fd, const struct devcount *dc, off_t off, s
 static void run_case(int fd, const struct wt_case *c, unsigned char *shadow,
 		     off_t file_base)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	off_t off = file_base + c->off * e->bs + c->boff;
 	size_t len = c->len ? c->len : (size_t)c->nblk * e->bs;
 	off_t a0 = round_down(off, e->bs), a1 = round_up(off + len, e->bs);
@@ -177,14 +177,14 @@ static void not_supported_elsewhere(void)
 	}
 	ret = atw_pwrite(fd, buf, sizeof(buf), 0, RWF_WRITETHROUGH);
 	check(ret == -EOPNOTSUPP, "a file system without write-through (tmpfs) refuses it with EOPNOTSUPP (got %zd %s)",
-	      ret, wt_err(ret));
+	      ret, atw_err(ret));
 	close(fd);
 	unlink(path);
 }
 
 static void injected_error(void)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	size_t len = 4 * (size_t)e->bs;
 	off_t off = 64 * (off_t)e->bs;
 	unsigned char *buf = atw_alloc(len), *dev = atw_alloc(len);
@@ -199,7 +199,7 @@ static void injected_error(void)
 		free(dev);
 		return;
 	}
-	fd = wt_open("wt_basic_eio", O_TRUNC);
+	fd = atw_env_open("wt_basic_eio", O_TRUNC);
 	wt_pattern(buf, len, off, 1);
 	if (atw_pwrite(fd, buf, len, off, 0) != (ssize_t)len || fsync(fd))
 		tap_bail("eio: pre-write");
@@ -214,14 +214,14 @@ static void injected_error(void)
 	wt_inject_clear(write_opcode);
 	err = err ? err : devcount_stop(&dc, e->lbs);
 	check(ret == -EIO, "device write error (opcode 0x%x fails) comes back from the call as -EIO (got %zd %s)",
-	      write_opcode, ret, wt_err(ret));
+	      write_opcode, ret, atw_err(ret));
 	if (!err)
 		devcount_print(&dc);
 
 	wt_pattern(buf, len, off, 4);
 	ret = atw_pwrite(fd, buf, len, off, RWF_WRITETHROUGH);
 	check(ret == (ssize_t)len, "after the error, a new write-through of the range works (got %zd %s)",
-	      ret, wt_err(ret));
+	      ret, atw_err(ret));
 	check(wt_dev_read_range(fd, dev, off, len) == 0 && wt_pattern_bad(dev, len, off, 4) < 0,
 	      "after the error, the device holds the new write-through's data");
 out:
@@ -232,21 +232,21 @@ out:
 
 static void odd_combinations(void)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	unsigned char *buf = atw_alloc(e->bs);
 	ssize_t ret;
 	int fd;
 
-	fd = wt_open("wt_basic_direct", O_TRUNC | O_DIRECT);
+	fd = atw_env_open("wt_basic_direct", O_TRUNC | O_DIRECT);
 	ret = atw_pwrite(fd, buf, e->bs, 0, RWF_WRITETHROUGH);
-	diag("RWF_WRITETHROUGH on an O_DIRECT fd: %zd (%s)", ret, wt_err(ret));
+	diag("RWF_WRITETHROUGH on an O_DIRECT fd: %zd (%s)", ret, atw_err(ret));
 	close(fd);
 	free(buf);
 }
 
 static void run(void)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	size_t sub = e->bs / 2 < 1000 ? e->bs / 2 : 1000;
 	const struct wt_case cases[] = {
 		{ "one block into a hole", HOLE, 0, 0, 0, 1, 1 },
@@ -271,7 +271,7 @@ static void run(void)
 	      WT_SPEC_VALUE, (unsigned int)RWF_WRITETHROUGH);
 	not_supported_elsewhere();
 
-	fd = wt_open("wt_basic", O_TRUNC);
+	fd = atw_env_open("wt_basic", O_TRUNC);
 	if (ftruncate(fd, base + span))
 		tap_bail("ftruncate: %s", strerror(errno));
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -279,7 +279,7 @@ static void run(void)
 	close(fd);
 
 	wt_remount();
-	fd = wt_open("wt_basic", 0);
+	fd = atw_env_open("wt_basic", 0);
 	check(atw_pread(fd, rd, span, base) == (ssize_t)span && !memcmp(rd, shadow, span),
 	      "after a remount the file holds every write-through's data");
 	close(fd);
@@ -295,7 +295,7 @@ int main(int argc, char **argv)
 {
 	tap_start("wt_basic");
 #ifdef RWF_WRITETHROUGH
-	wt_setup(argc, argv, "wt_basic DIR");
+	atw_env_setup(argc, argv, "wt_basic DIR");
 	run();
 #else
 	(void)argc;

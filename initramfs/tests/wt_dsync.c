@@ -34,7 +34,7 @@ static int dev_fua, dev_wback;
 
 static void read_caps(void)
 {
-	const char *name = strrchr(wt_env()->disk, '/') + 1;
+	const char *name = strrchr(atw_env()->disk, '/') + 1;
 	char path[256], buf[64];
 
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/fua", name);
@@ -72,7 +72,7 @@ static int flush_after(const struct devcount *dc, int from)
 
 static void one(const struct mode *m, int atomic, int allocating, unsigned int idx)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	size_t len = !atomic ? 4 * (size_t)e->bs : e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min;
 	off_t off = (off_t)(idx + 1) * 16 * (len > e->bs ? len : e->bs);
 	unsigned char *buf = atw_alloc(len);
@@ -83,7 +83,7 @@ static void one(const struct mode *m, int atomic, int allocating, unsigned int i
 	ssize_t ret;
 	int fd, err, d;
 
-	fd = wt_open("wt_dsync", m->oflags);
+	fd = atw_env_open("wt_dsync", m->oflags);
 	if (!allocating) {
 		atw_fill(buf, len, off, 1);
 		if (atw_pwrite(fd, buf, len, off, 0) != (ssize_t)len || fsync(fd))
@@ -95,7 +95,7 @@ static void one(const struct mode *m, int atomic, int allocating, unsigned int i
 	ret = atw_pwrite(fd, buf, len, off, m->rwf | (atomic ? RWF_ATOMIC : 0));
 	err = err ? err : devcount_stop(&dc, e->lbs);
 	if (!check(ret == (ssize_t)len && !err, "%s%s %s: returns the length (got %zd %s)",
-		   what, m->name, kind, ret, wt_err(ret)))
+		   what, m->name, kind, ret, atw_err(ret)))
 		goto out;
 	if (wt_phys(fd, off, &phys)) {
 		check(0, "%s%s %s: range mapped", what, m->name, kind);
@@ -149,20 +149,20 @@ static int survives_shutdown(int rwf, size_t len, const char *name, uint64_t gen
 	int fd, dfd, ok;
 	ssize_t ret;
 
-	fd = wt_open(name, O_TRUNC);
+	fd = atw_env_open(name, O_TRUNC);
 	fsync(fd);
 	sync();
 	atw_fill(buf, len, 0, gen);
 	ret = atw_pwrite(fd, buf, len, 0, rwf);
 	if (ret != (ssize_t)len)
-		diag("%s: write returned %zd %s", name, ret, wt_err(ret));
-	dfd = open(wt_env()->dir, O_RDONLY | O_DIRECTORY);
+		diag("%s: write returned %zd %s", name, ret, atw_err(ret));
+	dfd = open(atw_env()->dir, O_RDONLY | O_DIRECTORY);
 	if (dfd < 0 || ioctl(dfd, WT_XFS_IOC_GOINGDOWN, &how))
 		tap_bail("XFS_IOC_GOINGDOWN: %s", strerror(errno));
 	close(dfd);
 	close(fd);
 	wt_remount();
-	fd = wt_open(name, 0);
+	fd = atw_env_open(name, 0);
 	ok = !fstat(fd, &st) && st.st_size == (off_t)len &&
 	     atw_pread(fd, rd, len, 0) == (ssize_t)len && atw_verify(rd, len, 0, gen);
 	diag("%s after shutdown: size %lld, data %s", name, (long long)st.st_size,
@@ -175,7 +175,7 @@ static int survives_shutdown(int rwf, size_t len, const char *name, uint64_t gen
 
 static void run(void)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	const struct mode modes[] = {
 		{ "RWF_WRITETHROUGH", RWF_WRITETHROUGH, 0, 0 },
 		{ "RWF_WRITETHROUGH|RWF_DSYNC", RWF_WRITETHROUGH | RWF_DSYNC, 0, 1 },
@@ -216,7 +216,7 @@ int main(int argc, char **argv)
 {
 	tap_start("wt_dsync");
 #ifdef RWF_WRITETHROUGH
-	wt_setup(argc, argv, "wt_dsync DIR");
+	atw_env_setup(argc, argv, "wt_dsync DIR");
 	run();
 #else
 	(void)argc;

@@ -38,7 +38,7 @@ static void verify(struct eof_file *f, const char *when)
 	struct stat st;
 	ssize_t ret;
 	long bad = -1;
-	int fd = wt_open(f->name, 0);
+	int fd = atw_env_open(f->name, 0);
 
 	if (fstat(fd, &st))
 		st.st_size = -1;
@@ -55,14 +55,14 @@ static void verify(struct eof_file *f, const char *when)
 		   f->name, when, ret) && bad >= 0)
 		diag("%s: byte %ld is 0x%02x, expected 0x%02x%s", f->name, bad, rd[bad],
 		     f->shadow[bad], rd[bad] == wt_byte(bad, STALE_GEN) ? " (a planted stale byte)" : "");
-	if (f->size % wt_env()->ps) {
-		off_t pg = f->size / wt_env()->ps * wt_env()->ps;
-		unsigned char *map = mmap(NULL, wt_env()->ps, PROT_READ, MAP_SHARED, fd, pg);
+	if (f->size % atw_env()->ps) {
+		off_t pg = f->size / atw_env()->ps * atw_env()->ps;
+		unsigned char *map = mmap(NULL, atw_env()->ps, PROT_READ, MAP_SHARED, fd, pg);
 		long nz = -1;
 
 		if (map != MAP_FAILED) {
-			nz = wt_nonzero(map + (f->size - pg), wt_env()->ps - (f->size - pg));
-			munmap(map, wt_env()->ps);
+			nz = wt_nonzero(map + (f->size - pg), atw_env()->ps - (f->size - pg));
+			munmap(map, atw_env()->ps);
 		}
 		check(map != MAP_FAILED && nz < 0, "%s %s: the page tail past i_size reads zeros through mmap",
 		      f->name, when);
@@ -75,7 +75,7 @@ static void verify(struct eof_file *f, const char *when)
 static void wt_at(struct eof_file *f, off_t off, size_t len, int flags)
 {
 	unsigned char *buf = atw_alloc(len);
-	int fd = wt_open(f->name, 0);
+	int fd = atw_env_open(f->name, 0);
 	ssize_t ret;
 
 	if (flags & RWF_ATOMIC)
@@ -85,7 +85,7 @@ static void wt_at(struct eof_file *f, off_t off, size_t len, int flags)
 	ret = atw_pwrite(fd, buf, len, off, RWF_WRITETHROUGH | flags);
 	if (check(ret == (ssize_t)len, "%s: %s%zu bytes at %lld (EOF %lld) returns the length (got %zd %s)",
 		  f->name, flags & RWF_ATOMIC ? "atomic " : "", len, (long long)off,
-		  (long long)f->size, ret, wt_err(ret))) {
+		  (long long)f->size, ret, atw_err(ret))) {
 		memcpy(f->shadow + off, buf, len);
 		if (off + (off_t)len > f->size)
 			f->size = off + len;
@@ -102,7 +102,7 @@ static void wt_at(struct eof_file *f, off_t off, size_t len, int flags)
 
 static void truncate_up(struct eof_file *f, off_t to)
 {
-	int fd = wt_open(f->name, 0);
+	int fd = atw_env_open(f->name, 0);
 
 	check(!ftruncate(fd, to), "%s: truncate up to %lld", f->name, (long long)to);
 	f->size = to;
@@ -115,7 +115,7 @@ static void plant_under_prealloc(const char *name)
 	unsigned char *junk = atw_alloc(SPAN);
 	uint64_t phys, avail;
 	off_t off = 0;
-	int fd = wt_open(name, O_TRUNC);
+	int fd = atw_env_open(name, O_TRUNC);
 
 	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, SPAN))
 		tap_bail("fallocate: %s", strerror(errno));
@@ -141,14 +141,14 @@ static uint64_t plant_freed(void)
 {
 	unsigned char *junk = atw_alloc(SPAN);
 	uint64_t phys = 0;
-	int fd = wt_open("wt_eof_stale", O_TRUNC);
+	int fd = atw_env_open("wt_eof_stale", O_TRUNC);
 
 	wt_pattern(junk, SPAN, 0, STALE_GEN);
 	if (atw_pwrite(fd, junk, SPAN, 0, 0) != SPAN || fsync(fd))
 		tap_bail("writing the stale file");
 	wt_phys(fd, 0, &phys);
 	close(fd);
-	wt_unlink("wt_eof_stale");
+	atw_env_unlink("wt_eof_stale");
 	sync();
 	free(junk);
 	return phys;
@@ -156,7 +156,7 @@ static uint64_t plant_freed(void)
 
 static void sequence(struct eof_file *f)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	const size_t sizes[] = { 1, 100, 411, 511, 513, e->bs / 2 + 1, e->bs - 1,
 				 e->bs + 7, 2 * e->bs + 300, 3 };
 	unsigned int i;
@@ -194,10 +194,10 @@ static void run(void)
 	sequence(&pre);
 
 	stale = plant_freed();
-	fd = wt_open(fresh.name, O_TRUNC);
+	fd = atw_env_open(fresh.name, O_TRUNC);
 	close(fd);
 	sequence(&fresh);
-	fd = wt_open(fresh.name, 0);
+	fd = atw_env_open(fresh.name, 0);
 	if (!wt_phys(fd, 0, &phys))
 		diag("fresh file starts at device byte %llu; the deleted stale file started at %llu%s",
 		     (unsigned long long)phys, (unsigned long long)stale,
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 {
 	tap_start("wt_eof");
 #ifdef RWF_WRITETHROUGH
-	wt_setup(argc, argv, "wt_eof DIR");
+	atw_env_setup(argc, argv, "wt_eof DIR");
 	run();
 #else
 	(void)argc;

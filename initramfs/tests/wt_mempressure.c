@@ -19,6 +19,7 @@
  * usage: wt_mempressure DIR [ROUNDS]
  */
 #include "lib/wt_common.h"
+#include "lib/unmapper.h"
 
 #include <linux/userfaultfd.h>
 #include <poll.h>
@@ -66,7 +67,7 @@ static unsigned int range_writes_on_sync(void)
 	int err = devcount_start();
 
 	fdatasync(tfd);
-	err = err ? err : devcount_stop(&dc, wt_env()->lbs);
+	err = err ? err : devcount_stop(&dc, atw_env()->lbs);
 	if (err || wt_phys(tfd, toff, &phys))
 		return 1000;
 	return wt_writes_in(&dc, phys, unit);
@@ -81,7 +82,7 @@ static void judge(ssize_t ret, uint64_t gen, const unsigned char *want, const ch
 	unsigned char *rd;
 
 	check(ret == (ssize_t)unit || ret < 0, "%s: all or nothing, never short (got %zd %s)", what, ret,
-	      wt_err(ret));
+	      atw_err(ret));
 	if (ret == (ssize_t)unit) {
 		if (!want) {
 			cur_gen = gen;
@@ -102,7 +103,7 @@ static void judge(ssize_t ret, uint64_t gen, const unsigned char *want, const ch
 		free(rd);
 		return;
 	}
-	diag("%s: failed with %s", what, wt_err(ret));
+	diag("%s: failed with %s", what, atw_err(ret));
 	expect_range(cur_gen, what);
 	check(range_writes_on_sync() == 0, "%s: nothing dirtied by the failed call", what);
 }
@@ -112,7 +113,7 @@ static void judge(ssize_t ret, uint64_t gen, const unsigned char *want, const ch
 static void file_backed(int advice, const char *name)
 {
 	unsigned char *src = atw_alloc(unit);
-	int sfd = wt_open("wt_mp_source", O_TRUNC);
+	int sfd = atw_env_open("wt_mp_source", O_TRUNC);
 	uint64_t gen = cur_gen + 1;
 	unsigned char *map;
 	volatile unsigned char sink = 0;
@@ -126,7 +127,7 @@ static void file_backed(int advice, const char *name)
 	map = mmap(NULL, unit, PROT_READ, MAP_SHARED, sfd, 0);
 	if (map == MAP_FAILED)
 		tap_bail("mmap source: %s", strerror(errno));
-	for (i = 0; i < unit; i += wt_env()->ps)
+	for (i = 0; i < unit; i += atw_env()->ps)
 		sink += map[i];
 	(void)sink;
 	snprintf(what, sizeof(what), "file-backed buffer after %s", name);
@@ -184,32 +185,13 @@ static void anon_dontneed(void)
 
 /* --- unmapped by another thread during the call --- */
 
-struct unmapper {
-	void *addr;
-	atomic_int go;
-	unsigned int spin;
-};
-
-static void *unmap_thread(void *arg)
-{
-	struct unmapper *u = arg;
-	volatile unsigned int i;
-
-	while (!atomic_load(&u->go))
-		;
-	for (i = 0; i < u->spin; i++)
-		;
-	munmap(u->addr, unit);
-	return NULL;
-}
-
 static void unmapped_mid_call(void)
 {
 	unsigned int r, ok = 0, failed = 0, shorts = 0, wrong = 0, dirty = 0;
 	unsigned char *rd = atw_alloc(unit);
 
 	for (r = 0; r < rounds; r++) {
-		struct unmapper u = { .spin = (r * 7919) % 200000 };
+		struct unmapper u = { .len = unit, .spin = (r * 7919) % 200000 };
 		uint64_t gen = cur_gen + 1, g = 0;
 		pthread_t t;
 		ssize_t ret;
@@ -276,7 +258,7 @@ static int uffd_register(int fd, void *addr, size_t len)
 /* The last page of buf can never be filled: the kernel's access fails. */
 static void uffd_sigbus(void)
 {
-	const size_t ps = wt_env()->ps;
+	const size_t ps = atw_env()->ps;
 	unsigned char *buf = mmap(NULL, unit, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int fd = uffd_open(UFFD_FEATURE_SIGBUS);
@@ -297,11 +279,11 @@ static void uffd_sigbus(void)
 		goto out;
 	}
 	ret = atw_pwrite(tfd, buf, unit, toff, AWT);
-	check(ret < 0, "atomic write with a never-filled page fails (got %zd %s)", ret, wt_err(ret));
+	check(ret < 0, "atomic write with a never-filled page fails (got %zd %s)", ret, atw_err(ret));
 	judge(ret, 0, NULL, "atomic write with a never-filled page");
 	ret = atw_pwrite(tfd, buf, unit, toff + 64 * (off_t)unit, RWF_WRITETHROUGH);
 	diag("plain write-through from the same buffer: %zd (%s; a short count is allowed there)",
-	     ret, wt_err(ret));
+	     ret, atw_err(ret));
 out:
 	close(fd);
 	munmap(buf, unit);
@@ -344,7 +326,7 @@ static void *stall_handler(void *arg)
 	}
 	cp.dst = s->page_addr;
 	cp.src = (uintptr_t)s->page;
-	cp.len = wt_env()->ps;
+	cp.len = atw_env()->ps;
 	cp.mode = 0;
 	cp.copy = 0;
 	ioctl(s->uffd, UFFDIO_COPY, &cp);
@@ -354,7 +336,7 @@ static void *stall_handler(void *arg)
 
 static void uffd_stalled(void)
 {
-	const size_t ps = wt_env()->ps;
+	const size_t ps = atw_env()->ps;
 	unsigned char *want = atw_alloc(unit);
 	unsigned char *buf = mmap(NULL, unit, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -384,7 +366,7 @@ static void uffd_stalled(void)
 		goto judge;
 	check(s.dev_old, "stalled copy: meanwhile the device holds wholly the old data");
 	check(s.cache_ok, "stalled copy: meanwhile the cache shows none of the new data (NOWAIT read %zd %s)",
-	      s.nowait_ret, wt_err(s.nowait_ret));
+	      s.nowait_ret, atw_err(s.nowait_ret));
 judge:
 	judge(ret, gen, NULL, "atomic write stalled on a userfaultfd page");
 out:
@@ -397,7 +379,7 @@ out_unmap:
 
 static void run(void)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	unsigned char *buf;
 
 	if (!e->lim.buf_known || !e->lim.buf) {
@@ -410,7 +392,7 @@ static void run(void)
 	if (unit < e->lim.buf_min)
 		unit = e->lim.buf_min;
 	diag("atomic unit %zu bytes (%zu pages)", unit, unit / e->ps);
-	tfd = wt_open("wt_mp_target", O_TRUNC);
+	tfd = atw_env_open("wt_mp_target", O_TRUNC);
 	toff = 4 * (off_t)unit;
 	buf = atw_alloc(unit);
 	cur_gen = 1;
@@ -429,7 +411,7 @@ static void run(void)
 	uffd_stalled();
 	close(tfd);
 	wt_remount();
-	tfd = wt_open("wt_mp_target", 0);
+	tfd = atw_env_open("wt_mp_target", 0);
 	expect_range(cur_gen, "after a remount");
 	close(tfd);
 }
@@ -439,7 +421,7 @@ int main(int argc, char **argv)
 {
 	tap_start("wt_mempressure");
 #ifdef RWF_WRITETHROUGH
-	wt_setup(argc, argv, "wt_mempressure DIR [ROUNDS]");
+	atw_env_setup(argc, argv, "wt_mempressure DIR [ROUNDS]");
 	if (argc > 2)
 		rounds = atoi(argv[2]);
 	run();

@@ -110,7 +110,7 @@ static void racer_round(enum phase p, unsigned int *seed)
 		}
 		err = devcount_start();
 		usleep(2000 + rnd(seed, 3000));	/* let writers pile up; not measured */
-		err = err ? err : devcount_stop(&dc, wt_env()->lbs);
+		err = err ? err : devcount_stop(&dc, atw_env()->lbs);
 		if (!err) {
 			frozen_rounds++;
 			frozen_writes += dc.writes + dc.atomics;
@@ -201,7 +201,7 @@ static void check_units(const char *when)
 	unsigned char *buf = atw_alloc(unit);
 	unsigned int i, zero = 0, whole = 0, bad = 0;
 	struct stat st;
-	int fd = wt_open("wt_races", 0);
+	int fd = atw_env_open("wt_races", 0);
 
 	fstat(fd, &st);
 	for (i = 0; i < NUNITS && (off_t)((i + 1) * unit) <= st.st_size; i++) {
@@ -228,7 +228,7 @@ static void check_units(const char *when)
 
 static void run(void)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	enum phase p;
 
 	if (e->lim.buf_known && e->lim.buf) {
@@ -240,7 +240,7 @@ static void run(void)
 		wflags = RWF_WRITETHROUGH;
 		diag("writers: plain write-throughs of %zu bytes (no buffered atomic advertised)", unit);
 	}
-	file_fd = wt_open("wt_races", O_TRUNC);
+	file_fd = atw_env_open("wt_races", O_TRUNC);
 	dir_fd = open(e->dir, O_RDONLY | O_DIRECTORY);
 	if (dir_fd < 0 || ftruncate(file_fd, (off_t)NUNITS * unit))
 		tap_bail("setup: %s", strerror(errno));
@@ -252,7 +252,7 @@ static void run(void)
 	check_units("after the races and a remount");
 	wt_check_repair("after the races");
 
-	file_fd = wt_open("wt_races", 0);
+	file_fd = atw_env_open("wt_races", 0);
 	dir_fd = open(e->dir, O_RDONLY | O_DIRECTORY);
 	run_phase(P_SHUTDOWN);
 	close(file_fd);
@@ -267,7 +267,7 @@ int main(int argc, char **argv)
 {
 	tap_start("wt_races");
 #ifdef RWF_WRITETHROUGH
-	wt_setup(argc, argv, "wt_races DIR [ROUNDS]");
+	atw_env_setup(argc, argv, "wt_races DIR [ROUNDS]");
 	if (argc > 2)
 		rounds = atoi(argv[2]);
 	run();

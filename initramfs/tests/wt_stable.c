@@ -50,7 +50,7 @@ static void *busy_reader(void *arg)
 {
 	uint64_t at = *(uint64_t *)arg;
 	void *buf = atw_alloc(4096);
-	int fd = open(wt_env()->disk, O_RDONLY | O_DIRECT);
+	int fd = open(atw_env()->disk, O_RDONLY | O_DIRECT);
 
 	while (fd >= 0 && !atomic_load(&busy_stop))
 		if (pread(fd, buf, 4096, at) < 0)
@@ -112,7 +112,7 @@ static void range_open(struct range *r, const char *name, size_t len, int flags)
 {
 	unsigned char *buf = atw_alloc(len);
 
-	r->fd = wt_open(name, O_TRUNC);
+	r->fd = atw_env_open(name, O_TRUNC);
 	r->off = 4 * (off_t)len;
 	r->len = len;
 	r->flags = flags;
@@ -237,7 +237,7 @@ static long sys_io_getevents(aio_context_t ctx, long min, long max, struct io_ev
 
 static void part_aio(enum bmode m, int flags, const char *what)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	size_t len = flags & RWF_ATOMIC ? (e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min) : 2 * e->bs;
 	unsigned char *abuf = atw_alloc(len), *bbuf = atw_alloc(len), *dev = atw_alloc(len);
 	unsigned int i, exercised, held = 0, n = iters / 2;
@@ -349,7 +349,7 @@ static void *b_thread(void *arg)
 
 static void part_threads(enum bmode m, int flags, const char *what)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	size_t len = flags & RWF_ATOMIC ? (e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min) : 2 * e->bs;
 	unsigned char *abuf = atw_alloc(len), *dev = atw_alloc(len);
 	struct race x = { 0 };
@@ -409,7 +409,7 @@ out:
 
 static void part_device_stable(void)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	const char *name = strrchr(e->disk, '/') + 1;
 	unsigned char *buf = atw_alloc(2 * e->bs);
 	char path[256], old[16];
@@ -452,7 +452,7 @@ static void part_device_stable(void)
 
 static void run(void)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	long long ndelay = wt_sdebug_param("ndelay");
 	long long sectors;
 	char path[256];
@@ -493,7 +493,7 @@ int main(int argc, char **argv)
 {
 	tap_start("wt_stable");
 #ifdef RWF_WRITETHROUGH
-	wt_setup(argc, argv, "wt_stable DIR [ITERATIONS]");
+	atw_env_setup(argc, argv, "wt_stable DIR [ITERATIONS]");
 	if (argc > 2)
 		iters = atoi(argv[2]);
 	run();

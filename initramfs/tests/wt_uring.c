@@ -113,7 +113,7 @@ static int run_batch(struct batch *b, uint64_t gen)
 		if (alive > max_alive)
 			max_alive = alive;
 	}
-	err = err ? err : wt_tr_stop(wt_env()->lbs);
+	err = err ? err : wt_tr_stop(atw_env()->lbs);
 	b->workers = max_alive;
 	b->new_workers = nworkers - known;
 	b->inflight = err ? -1 : wt_tr_max_inflight_writes();
@@ -148,7 +148,7 @@ static void batch_free(struct batch *b)
 static void depth_case(int fd, int atomic, int alloc, int depth, unsigned int sqe_flags,
 		       const char *tag, int slot)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	size_t len = atomic ? (e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min) : e->bs;
 	off_t base = (off_t)slot * MAXQ * 4 * len + (off_t)depth * len;
 	const char *what = atomic ? "atomic WT" : "WT";
@@ -173,26 +173,7 @@ static void depth_case(int fd, int atomic, int alloc, int depth, unsigned int sq
 	if (!check(ret == 0, "%s%s %s depth %d: ring submit and reap (%d)", what, tag, kind, depth, ret))
 		goto out;
 	/* The atomic-command accounting of the same trace, by range. */
-	memset(&dc, 0, sizeof(dc));
-	memset(&pl, 0, sizeof(pl));
-	for (i = 0; i < wt_tr()->n && dc.ncmd < DEVCOUNT_MAX_CMDS; i++) {
-		const struct wt_ev *ev = &wt_tr()->ev[i];
-
-		if (ev->kind == WT_EV_START && ev->cmd == WT_CMD_WRITE &&
-		    pl.ncmd < DEVCOUNT_MAX_CMDS) {
-			pl.cmd[pl.ncmd].kind = DEVCMD_WRITE;
-			pl.cmd[pl.ncmd].offset = ev->off;
-			pl.cmd[pl.ncmd].bytes = ev->bytes;
-			pl.ncmd++;
-		}
-		if (ev->kind != WT_EV_START || ev->cmd != WT_CMD_ATOMIC)
-			continue;
-		dc.cmd[dc.ncmd].kind = DEVCMD_ATOMIC;
-		dc.cmd[dc.ncmd].offset = ev->off;
-		dc.cmd[dc.ncmd].bytes = ev->bytes;
-		dc.ncmd++;
-		dc.atomics++;
-	}
+	wt_tr_writes(&dc, &pl);
 	for (i = 0; i < depth; i++) {
 		uint64_t phys;
 
@@ -229,7 +210,7 @@ out:
 
 static void nowait_case(int fd, int atomic, int alloc)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	size_t len = atomic ? (e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min) : e->bs;
 	off_t base = (off_t)(alloc ? 6 : 5) * MAXQ * 4 * len;
 	const char *what = atomic ? "atomic WT" : "WT";
@@ -260,7 +241,7 @@ static void nowait_case(int fd, int atomic, int alloc)
 	buf = atw_alloc(len);
 	ret = atw_pwrite(fd, buf, len, base + 32 * len, b.flags);
 	check(ret == (int)len || ret == -EAGAIN, "%s|RWF_NOWAIT %s via pwritev2: the length or -EAGAIN (got %d %s)",
-	      what, kind, ret, wt_err(ret));
+	      what, kind, ret, atw_err(ret));
 	free(buf);
 	batch_free(&b);
 }
@@ -288,7 +269,7 @@ static int one_sqe(int fd, void *buf, size_t len, off_t off, int flags)
 
 static void errors_in_cqe(int fd, int atomic_ok)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	size_t len = atomic_ok ? (e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min) : e->bs;
 	unsigned char *buf = atw_alloc(2 * len);
 	off_t off = 8 * MAXQ * 4 * (off_t)len;
@@ -324,7 +305,7 @@ out:
 
 static void same_range(int fd)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	size_t len = e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min;
 	off_t off = 10 * MAXQ * 4 * (off_t)len;
 	unsigned char *dev = atw_alloc(len);
@@ -359,7 +340,7 @@ static void same_range(int fd)
 
 static void run(void)
 {
-	const struct wt_env *e = wt_env();
+	const struct atw_env *e = atw_env();
 	int atomic_ok = e->lim.buf_known && e->lim.buf;
 	int ret, fd, atomic, alloc, depth, total = 0;
 
@@ -376,7 +357,7 @@ static void run(void)
 			skip("statx advertises no buffered atomic writes", "atomic write-through via io_uring");
 			continue;
 		}
-		fd = wt_open(atomic ? "wt_uring_atomic" : "wt_uring_plain", O_TRUNC);
+		fd = atw_env_open(atomic ? "wt_uring_atomic" : "wt_uring_plain", O_TRUNC);
 		for (alloc = 0; alloc <= 1; alloc++)
 			for (depth = 1; depth <= MAXQ; depth *= 2)
 				depth_case(fd, atomic, alloc, depth, 0, "", 1 + alloc);
@@ -386,7 +367,7 @@ static void run(void)
 		nowait_case(fd, atomic, 1);
 		close(fd);
 	}
-	fd = wt_open("wt_uring_err", O_TRUNC);
+	fd = atw_env_open("wt_uring_err", O_TRUNC);
 	errors_in_cqe(fd, atomic_ok);
 	if (atomic_ok)
 		same_range(fd);
@@ -401,7 +382,7 @@ int main(int argc, char **argv)
 {
 	tap_start("wt_uring");
 #ifdef RWF_WRITETHROUGH
-	wt_setup(argc, argv, "wt_uring DIR");
+	atw_env_setup(argc, argv, "wt_uring DIR");
 	run();
 #else
 	(void)argc;

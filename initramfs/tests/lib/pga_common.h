@@ -12,6 +12,7 @@
 #define ATW_PGA_COMMON_H
 
 #include "atomic_io.h"
+#include "test_env.h"
 #include "devcount.h"
 #include "tap.h"
 
@@ -30,39 +31,8 @@
 #define PGA_WT_ONLY "buffered RWF_ATOMIC needs RWF_WRITETHROUGH here (EOPNOTSUPP without it, " \
 	"accepted with it): no writeback-time atomics"
 
-struct pga_env {
-	const char *dir;
-	const char *disk;
-	unsigned int lbs;	/* device logical block size */
-	unsigned int bs;	/* filesystem block size */
-	unsigned int ps;	/* page size */
-	struct atw_limits lim;	/* statx of a regular file in dir */
-	bool wt_only;		/* buffered atomics only as write-throughs */
-};
-
-static inline struct pga_env *pga_env(void)
-{
-	static struct pga_env e;
-
-	return &e;
-}
-
-static inline int pga_open(const char *name, int flags)
-{
-	char path[512];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", pga_env()->dir, name);
-	fd = open(path, O_RDWR | O_CREAT | flags, 0644);
-	if (fd < 0)
-		tap_bail("open %s: %s", path, strerror(errno));
-	return fd;
-}
-
-static inline const char *pga_err(ssize_t ret)
-{
-	return ret < 0 ? strerror(-ret) : "ok";
-}
+/* Buffered atomics only as write-throughs (pga_probe_wt_only()). */
+static bool pga_wt_only;
 
 /*
  * The write-through design advertises buffered atomic limits too, but only
@@ -98,43 +68,22 @@ static inline bool pga_probe_wt_only(int fd, const struct atw_limits *l)
 #endif
 }
 
-/* argv[1] is DIR, $ATW_DISK the disk under it. */
-static inline struct pga_env *pga_setup(int argc, char **argv)
+/* atw_env_setup(), then the write-through-only probe. */
+static inline struct atw_env *pga_setup(int argc, char **argv)
 {
-	struct pga_env *e = pga_env();
-	struct statfs sfs;
-	long long v;
-	int fd;
+	struct atw_env *e = atw_env_setup(argc, argv, "pga_* DIR");
+	int fd = atw_env_open("pga_probe", O_TRUNC);
 
-	if (argc < 2)
-		tap_bail("usage: %s DIR", argv[0]);
-	e->dir = argv[1];
-	e->disk = atw_disk();
-	if (!e->disk)
-		tap_bail("$ATW_DISK unset");
-	v = atw_disk_queue_attr(e->disk, "logical_block_size");
-	if (v <= 0)
-		tap_bail("no logical_block_size for %s", e->disk);
-	e->lbs = v;
-	e->ps = sysconf(_SC_PAGESIZE);
-	fd = pga_open("pga_probe", O_TRUNC);
-	if (fstatfs(fd, &sfs))
-		tap_bail("fstatfs: %s", strerror(errno));
-	e->bs = sfs.f_bsize;
-	if (atw_statx_limits(fd, NULL, &e->lim))
-		tap_bail("statx: %s", strerror(errno));
-	e->wt_only = pga_probe_wt_only(fd, &e->lim);
+	pga_wt_only = pga_probe_wt_only(fd, &e->lim);
 	close(fd);
-	diag("dir %s disk %s: sector %u, fs block %u, page %u", e->dir, e->disk,
-	     e->lbs, e->bs, e->ps);
-	atw_print_limits(e->dir, &e->lim);
+	atw_env_unlink("pga_probe");
 	return e;
 }
 
 /* True when the tests can run; otherwise one SKIP line named name. */
 static inline bool pga_supported(const char *name)
 {
-	const struct pga_env *e = pga_env();
+	const struct atw_env *e = atw_env();
 
 	if (!e->lim.buf_known) {
 		skip(PGA_NO_UAPI, "%s", name);
@@ -144,7 +93,7 @@ static inline bool pga_supported(const char *name)
 		skip(PGA_NO_BUF, "%s", name);
 		return false;
 	}
-	if (e->wt_only) {
+	if (pga_wt_only) {
 		skip(PGA_WT_ONLY, "%s", name);
 		return false;
 	}
@@ -160,7 +109,7 @@ static inline void pga_sync_counted(int fd, struct devcount *dc)
 		tap_bail("devcount_start: %s", strerror(-err));
 	if (fdatasync(fd))
 		tap_bail("fdatasync: %s", strerror(errno));
-	err = devcount_stop(dc, pga_env()->lbs);
+	err = devcount_stop(dc, atw_env()->lbs);
 	if (err)
 		tap_bail("devcount_stop: %s", strerror(-err));
 }
@@ -227,7 +176,7 @@ static inline struct pga_range pga_file_range(const struct devcount *dc, int fd,
 static inline int pga_dev_read(int fd, void *buf, off_t off, size_t len)
 {
 	uint64_t phys = pga_phys(fd, off);
-	int dfd = open(pga_env()->disk, O_RDONLY | O_DIRECT);
+	int dfd = open(atw_env()->disk, O_RDONLY | O_DIRECT);
 	ssize_t n;
 
 	if (dfd < 0)
@@ -256,7 +205,22 @@ static inline void pga_write_or_bail(int fd, const void *buf, size_t len,
 
 	if (ret != (ssize_t)len)
 		tap_bail("pwritev2 %zu at %lld flags 0x%x: %zd %s", len,
-			 (long long)off, flags, ret, pga_err(ret));
+			 (long long)off, flags, ret, atw_err(ret));
+}
+
+/*
+ * Writes len bytes of generation gen at base + off (bails unless whole), and
+ * the same bytes into want + off, the expected content of the unit at base.
+ */
+static inline void pga_put(int fd, unsigned char *want, off_t base, unsigned int off,
+			   unsigned int len, int flags, uint64_t gen)
+{
+	void *buf = atw_alloc(len);
+
+	atw_fill(buf, len, base + off, gen);
+	pga_write_or_bail(fd, buf, len, base + off, flags);
+	memcpy(want + off, buf, len);
+	free(buf);
 }
 
 #endif

@@ -12,6 +12,7 @@
 #define ATW_WT_COMMON_H
 
 #include "atomic_io.h"
+#include "test_env.h"
 #include "devcount.h"
 #include "tap.h"
 
@@ -32,75 +33,6 @@
 
 #define WT_UAPI_SKIP "uapi has no RWF_WRITETHROUGH"
 #define WT_SPEC_VALUE 0x00000200	/* DESIGN.md §3.1 */
-
-struct wt_env {
-	const char *dir;
-	const char *disk;
-	unsigned int lbs;	/* device logical block size */
-	unsigned int bs;	/* filesystem block size */
-	unsigned int ps;	/* page size */
-	struct atw_limits lim;	/* statx of a regular file in dir */
-};
-
-static inline struct wt_env *wt_env(void)
-{
-	static struct wt_env e;
-
-	return &e;
-}
-
-static inline int wt_open(const char *name, int flags)
-{
-	char path[512];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", wt_env()->dir, name);
-	fd = open(path, O_RDWR | O_CREAT | flags, 0644);
-	if (fd < 0)
-		tap_bail("open %s: %s", path, strerror(errno));
-	return fd;
-}
-
-static inline void wt_unlink(const char *name)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", wt_env()->dir, name);
-	unlink(path);
-}
-
-/* argv[1] is DIR, $ATW_DISK the disk under it. Bails if either is missing. */
-static inline struct wt_env *wt_setup(int argc, char **argv, const char *usage)
-{
-	struct wt_env *e = wt_env();
-	struct statfs sfs;
-	long long v;
-	int fd;
-
-	if (argc < 2)
-		tap_bail("usage: %s", usage);
-	e->dir = argv[1];
-	e->disk = atw_disk();
-	if (!e->disk)
-		tap_bail("$ATW_DISK unset");
-	v = atw_disk_queue_attr(e->disk, "logical_block_size");
-	if (v <= 0)
-		tap_bail("no logical_block_size for %s", e->disk);
-	e->lbs = v;
-	e->ps = sysconf(_SC_PAGESIZE);
-	fd = wt_open("wt_probe", O_TRUNC);
-	if (fstatfs(fd, &sfs))
-		tap_bail("fstatfs: %s", strerror(errno));
-	e->bs = sfs.f_bsize;
-	if (atw_statx_limits(fd, NULL, &e->lim))
-		tap_bail("statx: %s", strerror(errno));
-	close(fd);
-	wt_unlink("wt_probe");
-	diag("dir %s disk %s: sector %u, fs block %u, page %u", e->dir, e->disk,
-	     e->lbs, e->bs, e->ps);
-	atw_print_limits(e->dir, &e->lim);
-	return e;
-}
 
 /* Flags a FIEMAP lookup found in a range. */
 #define WT_MAP_HOLE	 0x1
@@ -143,7 +75,7 @@ static inline int wt_map(int fd, off_t off, uint64_t *phys, uint64_t *avail)
 /* Reads len bytes of the device at byte address phys with O_DIRECT. */
 static inline ssize_t wt_dev_pread(void *buf, size_t len, uint64_t phys)
 {
-	int fd = open(wt_env()->disk, O_RDONLY | O_DIRECT);
+	int fd = open(atw_env()->disk, O_RDONLY | O_DIRECT);
 	ssize_t ret;
 
 	if (fd < 0)
@@ -158,7 +90,7 @@ static inline ssize_t wt_dev_pread(void *buf, size_t len, uint64_t phys)
 /* Writes len bytes to the device at byte address phys with O_DIRECT. */
 static inline ssize_t wt_dev_pwrite(const void *buf, size_t len, uint64_t phys)
 {
-	int fd = open(wt_env()->disk, O_WRONLY | O_DIRECT);
+	int fd = open(atw_env()->disk, O_WRONLY | O_DIRECT);
 	ssize_t ret;
 
 	if (fd < 0)
@@ -178,7 +110,7 @@ static inline ssize_t wt_dev_pwrite(const void *buf, size_t len, uint64_t phys)
  */
 static inline int wt_dev_read_range(int fd, void *out, off_t off, size_t len)
 {
-	unsigned int lbs = wt_env()->lbs;
+	unsigned int lbs = atw_env()->lbs;
 	unsigned char *bounce;
 	size_t done = 0;
 	int flags = 0;
@@ -300,11 +232,11 @@ static inline const char *wt_version_name(enum wt_version v)
 /* "0:0:0:0" of the disk, from /sys/block/sdX/device. */
 static inline int wt_disk_hctl(char *out, size_t len)
 {
-	const char *name = strrchr(wt_env()->disk, '/');
+	const char *name = strrchr(atw_env()->disk, '/');
 	char path[256], link[512];
 	ssize_t n;
 
-	name = name ? name + 1 : wt_env()->disk;
+	name = name ? name + 1 : atw_env()->disk;
 	snprintf(path, sizeof(path), "/sys/block/%s/device", name);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n < 0)
@@ -396,14 +328,14 @@ static inline long long wt_sdebug_param(const char *name)
 static inline int wt_umount(void)
 {
 	sync();
-	if (umount(wt_env()->dir))
+	if (umount(atw_env()->dir))
 		return -errno;
 	return 0;
 }
 
 static inline int wt_mount(void)
 {
-	if (mount(wt_env()->disk, wt_env()->dir, "xfs", 0, NULL))
+	if (mount(atw_env()->disk, atw_env()->dir, "xfs", 0, NULL))
 		return -errno;
 	return 0;
 }
@@ -414,10 +346,10 @@ static inline void wt_remount(void)
 	int ret = wt_umount();
 
 	if (ret)
-		tap_bail("umount %s: %s", wt_env()->dir, strerror(-ret));
+		tap_bail("umount %s: %s", atw_env()->dir, strerror(-ret));
 	ret = wt_mount();
 	if (ret)
-		tap_bail("mount %s on %s: %s", wt_env()->disk, wt_env()->dir,
+		tap_bail("mount %s on %s: %s", atw_env()->disk, atw_env()->dir,
 			 strerror(-ret));
 }
 
@@ -471,16 +403,16 @@ static inline int wt_spawn(char *const argv[])
  */
 static inline void wt_check_repair(const char *what)
 {
-	char *argv[] = { "xfs_repair", "-n", (char *)wt_env()->disk, NULL };
+	char *argv[] = { "xfs_repair", "-n", (char *)atw_env()->disk, NULL };
 	int ret = wt_umount();
 
 	if (ret)
-		tap_bail("umount %s: %s", wt_env()->dir, strerror(-ret));
+		tap_bail("umount %s: %s", atw_env()->dir, strerror(-ret));
 	ret = wt_spawn(argv);
 	check(ret == 0, "%s: xfs_repair -n is clean (status %d)", what, ret);
 	ret = wt_mount();
 	if (ret)
-		tap_bail("mount %s after xfs_repair: %s", wt_env()->disk, strerror(-ret));
+		tap_bail("mount %s after xfs_repair: %s", atw_env()->disk, strerror(-ret));
 }
 
 /* --- the device trace --- */
@@ -563,11 +495,6 @@ static inline uint8_t wt_first_write_opcode(const struct devcount *dc)
 		if (dc->cmd[i].kind == DEVCMD_WRITE)
 			return dc->cmd[i].opcode;
 	return 0;
-}
-
-static inline const char *wt_err(ssize_t ret)
-{
-	return ret < 0 ? strerror(-ret) : "ok";
 }
 
 #endif

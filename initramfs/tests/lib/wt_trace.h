@@ -224,6 +224,35 @@ static inline int wt_tr_is_write(const struct wt_ev *e)
 	return e->kind == WT_EV_START && (e->cmd == WT_CMD_WRITE || e->cmd == WT_CMD_ATOMIC);
 }
 
+/*
+ * The data writes dispatched in the trace as devcount records: atomic ones
+ * into *atomics, plain ones into *plain (each capped at DEVCOUNT_MAX_CMDS),
+ * for the range helpers of wt_common.h.
+ */
+static inline void wt_tr_writes(struct devcount *atomics, struct devcount *plain)
+{
+	const struct wt_trace *t = wt_tr();
+	int i;
+
+	memset(atomics, 0, sizeof(*atomics));
+	memset(plain, 0, sizeof(*plain));
+	for (i = 0; i < t->n; i++) {
+		const struct wt_ev *ev = &t->ev[i];
+		struct devcount *dc = ev->cmd == WT_CMD_ATOMIC ? atomics : plain;
+
+		if (!wt_tr_is_write(ev) || dc->ncmd >= DEVCOUNT_MAX_CMDS)
+			continue;
+		dc->cmd[dc->ncmd].kind = (enum devcmd_kind)ev->cmd;
+		dc->cmd[dc->ncmd].offset = ev->off;
+		dc->cmd[dc->ncmd].bytes = ev->bytes;
+		dc->ncmd++;
+		if (ev->cmd == WT_CMD_ATOMIC)
+			dc->atomics++;
+		else
+			dc->writes++;
+	}
+}
+
 /* End of command i (its completion, or the end of the trace). */
 static inline int wt_tr_end(int i)
 {
