@@ -29,7 +29,8 @@
  *   CONFIG: device, raw-*, xfs-* (see -h), or "raw" / "xfs" for all of them
  *   -n CUTS per configuration (default 4; the full run uses 200)
  * Prints per configuration:
- *   # powercut: config=NAME ... cuts=N torn=N lost=N bad=N result=pass|fail|skip
+ *   # powercut: config=NAME ... cuts=N torn=N lost=N bad=N ...
+ *     expect=untorn|torn|info result=pass|fail|skip
  */
 #include "lib/atomic_io.h"
 #include "lib/tap.h"
@@ -38,11 +39,14 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -62,7 +66,27 @@
 #endif
 
 enum pc_target { T_DEVICE, T_RAW, T_XFS };
-enum pc_sync { S_NONE, S_DSYNC, S_FDATASYNC };
+enum pc_sync {
+	S_NONE,
+	S_DSYNC,	/* RWF_DSYNC: acknowledged when the call returns */
+	S_FDATASYNC,	/* fdatasync every -k writes acknowledges them */
+	S_WRITEBACK,	/* no sync: sync_file_range(WRITE) every -k writes
+			 * starts writeback (the flusher's part); nothing is
+			 * acknowledged */
+};
+/*
+ * Mixed cases: besides the atomic writes of whole units, an overwriter
+ * thread changes the tail of units (their last quarter) with plain
+ * stamped data: the unit a writer is writing
+ * right now (during) or the one it wrote last (after). The tail may hold
+ * anything written to it; the head, which only atomic writes touch, must
+ * be wholly one atomic write.
+ */
+enum pc_mix {
+	X_NONE,
+	X_OVERWRITE,	/* plain buffered pwrite of the tail */
+	X_MMAP,		/* store into a MAP_SHARED mapping of the tail */
+};
 enum pc_expect {
 	E_UNTORN,	/* atomic: no torn unit */
 	E_TORN,		/* negative control: the checker must see tears */
@@ -81,33 +105,61 @@ struct pc_config {
 	enum pc_sync sync;
 	enum pc_expect expect;
 	unsigned int needs;
+	enum pc_mix mix;
 };
 
 static const struct pc_config configs[] = {
 	{ "device", "pcblk's cache, cut and rejection model", T_DEVICE,
-	  0, true, S_NONE, E_INFO, 0 },
+	  0, true, S_NONE, E_INFO, 0, X_NONE },
 	{ "raw-atomic", "raw device, O_DIRECT RWF_ATOMIC, fdatasync", T_RAW,
-	  RWF_ATOMIC, true, S_FDATASYNC, E_UNTORN, N_DIO_ATOMIC },
+	  RWF_ATOMIC, true, S_FDATASYNC, E_UNTORN, N_DIO_ATOMIC, X_NONE },
 	{ "raw-atomic-dsync", "raw device, O_DIRECT RWF_ATOMIC|RWF_DSYNC", T_RAW,
-	  RWF_ATOMIC, true, S_DSYNC, E_UNTORN, N_DIO_ATOMIC },
+	  RWF_ATOMIC, true, S_DSYNC, E_UNTORN, N_DIO_ATOMIC, X_NONE },
 	{ "raw-plain", "negative control: raw device, plain O_DIRECT, fdatasync",
-	  T_RAW, 0, true, S_FDATASYNC, E_TORN, 0 },
+	  T_RAW, 0, true, S_FDATASYNC, E_TORN, 0, X_NONE },
 	{ "xfs-atomic", "XFS, O_DIRECT RWF_ATOMIC of one block, fdatasync", T_XFS,
-	  RWF_ATOMIC, true, S_FDATASYNC, E_UNTORN, N_DIO_ATOMIC },
+	  RWF_ATOMIC, true, S_FDATASYNC, E_UNTORN, N_DIO_ATOMIC, X_NONE },
 	{ "xfs-atomic-dsync", "XFS, O_DIRECT RWF_ATOMIC|RWF_DSYNC of one block",
-	  T_XFS, RWF_ATOMIC, true, S_DSYNC, E_UNTORN, N_DIO_ATOMIC },
+	  T_XFS, RWF_ATOMIC, true, S_DSYNC, E_UNTORN, N_DIO_ATOMIC, X_NONE },
 	{ "xfs-plain-dsync", "XFS, plain O_DIRECT RWF_DSYNC of one block", T_XFS,
-	  0, true, S_DSYNC, E_INFO, 0 },
+	  0, true, S_DSYNC, E_INFO, 0, X_NONE },
 	{ "xfs-wt-atomic", "XFS, buffered RWF_ATOMIC|RWF_WRITETHROUGH, fdatasync",
 	  T_XFS, RWF_ATOMIC | PC_RWF_WT, false, S_FDATASYNC, E_UNTORN,
-	  N_BUF_ATOMIC | N_WRITETHROUGH },
+	  N_BUF_ATOMIC | N_WRITETHROUGH, X_NONE },
 	{ "xfs-wt-atomic-dsync", "XFS, buffered RWF_ATOMIC|RWF_WRITETHROUGH|RWF_DSYNC",
 	  T_XFS, RWF_ATOMIC | PC_RWF_WT, false, S_DSYNC, E_UNTORN,
-	  N_BUF_ATOMIC | N_WRITETHROUGH },
+	  N_BUF_ATOMIC | N_WRITETHROUGH, X_NONE },
+	/*
+	 * Mixed cases. Not judged without RWF_DSYNC on either design: a
+	 * plain change of part of a block whose atomic write is not yet
+	 * durable is written back as a plain write of the whole block,
+	 * carrying the atomic data, and a cut can tear that write (the
+	 * same mechanism would expose an O_DIRECT atomic write followed by
+	 * a buffered overwrite; not measured). With RWF_DSYNC the atomic
+	 * data is on the media before anything else can carry it.
+	 */
+	{ "xfs-wt-overwrite", "XFS, RWF_ATOMIC|RWF_WRITETHROUGH + plain overwrites of the tail",
+	  T_XFS, RWF_ATOMIC | PC_RWF_WT, false, S_FDATASYNC, E_INFO,
+	  N_BUF_ATOMIC | N_WRITETHROUGH, X_OVERWRITE },
+	{ "xfs-wt-overwrite-dsync", "XFS, RWF_ATOMIC|RWF_WRITETHROUGH|RWF_DSYNC + plain overwrites",
+	  T_XFS, RWF_ATOMIC | PC_RWF_WT, false, S_DSYNC, E_UNTORN,
+	  N_BUF_ATOMIC | N_WRITETHROUGH, X_OVERWRITE },
+	{ "xfs-wt-mmap", "XFS, RWF_ATOMIC|RWF_WRITETHROUGH + mmap stores into the tail",
+	  T_XFS, RWF_ATOMIC | PC_RWF_WT, false, S_FDATASYNC, E_INFO,
+	  N_BUF_ATOMIC | N_WRITETHROUGH, X_MMAP },
 	{ "xfs-buf-atomic", "XFS, buffered RWF_ATOMIC (writeback-time), fdatasync",
-	  T_XFS, RWF_ATOMIC, false, S_FDATASYNC, E_UNTORN, N_BUF_ATOMIC },
+	  T_XFS, RWF_ATOMIC, false, S_FDATASYNC, E_UNTORN, N_BUF_ATOMIC, X_NONE },
+	{ "xfs-buf-atomic-nosync", "XFS, buffered RWF_ATOMIC, no sync (writeback kicked)",
+	  T_XFS, RWF_ATOMIC, false, S_WRITEBACK, E_UNTORN, N_BUF_ATOMIC, X_NONE },
+	/* The writeback-time design also drops atomicity on these by design. */
+	{ "xfs-buf-overwrite", "XFS, buffered RWF_ATOMIC + plain overwrites of the tail",
+	  T_XFS, RWF_ATOMIC, false, S_FDATASYNC, E_INFO, N_BUF_ATOMIC, X_OVERWRITE },
+	{ "xfs-buf-overwrite-dsync", "XFS, buffered RWF_ATOMIC|RWF_DSYNC + plain overwrites",
+	  T_XFS, RWF_ATOMIC, false, S_DSYNC, E_INFO, N_BUF_ATOMIC, X_OVERWRITE },
+	{ "xfs-buf-mmap", "XFS, buffered RWF_ATOMIC + mmap stores into the tail",
+	  T_XFS, RWF_ATOMIC, false, S_FDATASYNC, E_INFO, N_BUF_ATOMIC, X_MMAP },
 	{ "xfs-buf-plain", "negative control: XFS, plain buffered, fdatasync",
-	  T_XFS, 0, false, S_FDATASYNC, E_TORN, 0 },
+	  T_XFS, 0, false, S_FDATASYNC, E_TORN, 0, X_NONE },
 };
 
 static struct {
@@ -246,6 +298,13 @@ struct run {
 	unsigned int rounds;		/* cuts done */
 	bool broken;
 	uint64_t round_seed;
+	/* mixed cases */
+	size_t tail;			/* bytes at the end of a unit, 0: none */
+	char *map;			/* X_MMAP: the file, this round */
+	int *busy;			/* per writer: unit in flight, or -1 */
+	int *last;			/* per writer: unit last written, or -1 */
+	bool stop;			/* the writers are done */
+	unsigned long tail_writes, tail_during, tail_failed, tail_sigbus;
 };
 
 struct writer {
@@ -288,7 +347,10 @@ static void *writer_main(void *arg)
 		if (gen - r->base_gen < r->ngen)
 			r->gen_unit[gen - r->base_gen] = u;
 		atw_fill(buf, r->unit, off, gen);
+		__atomic_store_n(&r->busy[w->id], (int)u, __ATOMIC_SEQ_CST);
 		ret = atw_pwrite(r->fd, buf, r->unit, off, rwf);
+		__atomic_store_n(&r->busy[w->id], -1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&r->last[w->id], (int)u, __ATOMIC_SEQ_CST);
 		if (ret != (ssize_t)r->unit) {
 			w->first_err = ret < 0 ? (int)-ret : EIO;
 			if (ret == -EIO)
@@ -322,11 +384,87 @@ static void *writer_main(void *arg)
 							pend_g[npend - 1]);
 				w->acked += opt.sync_every;
 			}
+		} else if (c->sync == S_WRITEBACK && (i + 1) % opt.sync_every == 0) {
+			/* Starts writeback, waits for nothing, flushes nothing. */
+			sync_file_range(r->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 		}
 	}
 	free(buf);
 	free(pend_u);
 	free(pend_g);
+	return NULL;
+}
+
+static __thread sigjmp_buf store_fault;
+static __thread volatile sig_atomic_t storing;
+
+/* An mmap store into a file whose filesystem shut down at the cut. */
+static void on_sigbus(int sig)
+{
+	if (!storing) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	siglongjmp(store_fault, 1);
+}
+
+/* One plain tail write of unit u with a new generation; false: no gens left. */
+static bool tail_write(struct run *r, unsigned int u, void *buf)
+{
+	off_t off = r->base + (off_t)u * r->unit + (r->unit - r->tail);
+	uint64_t gen = new_gen(r);
+
+	if (gen - r->base_gen >= r->ngen)
+		return false;
+	r->gen_unit[gen - r->base_gen] = u;
+	atw_fill(buf, r->tail, off, gen);
+	if (r->cfg->mix == X_MMAP) {
+		if (sigsetjmp(store_fault, 1)) {
+			storing = 0;
+			r->tail_sigbus++;
+			return true;
+		}
+		storing = 1;
+		memcpy(r->map + off, buf, r->tail);
+		storing = 0;
+	} else if (atw_pwrite(r->fd, buf, r->tail, off, 0) != (ssize_t)r->tail) {
+		r->tail_failed++;
+	}
+	r->tail_writes++;
+	return true;
+}
+
+/*
+ * Overwrites tails while the writers run, paced by a short sleep and
+ * bounded by the round's generations: alternately the unit a writer has
+ * in flight (during; counted when that write was still in flight after
+ * the overwrite) and the unit it wrote last (after).
+ */
+static void *overwriter_main(void *arg)
+{
+	struct run *r = arg;
+	uint64_t rng = r->round_seed ^ 0x6f766572ULL;
+	void *buf = atw_alloc(r->tail);
+	unsigned long n, done = 0;
+
+	/* Two tail writes per atomic write at most: run_config sized ngen so. */
+	for (n = 0; !__atomic_load_n(&r->stop, __ATOMIC_SEQ_CST) &&
+	     done < 2 * opt.writes; n++) {
+		unsigned int t = mix64(&rng) % opt.threads;
+		int u = __atomic_load_n(n & 1 ? &r->last[t] : &r->busy[t], __ATOMIC_SEQ_CST);
+
+		if (u < 0) {
+			usleep(50);
+			continue;
+		}
+		if (!tail_write(r, u, buf))
+			break;
+		done++;
+		if (!(n & 1) && __atomic_load_n(&r->busy[t], __ATOMIC_SEQ_CST) == u)
+			r->tail_during++;
+		usleep(200);
+	}
+	free(buf);
 	return NULL;
 }
 
@@ -457,10 +595,51 @@ static uint64_t sector_gen(struct run *r, unsigned int u, const unsigned char *p
 }
 
 /*
+ * The device's record of the writes that touched a unit (the last 1024
+ * writes of DBG_DIR/log), for a tear where none may be.
+ */
+static void dump_unit_log(struct run *r, off_t off)
+{
+	static char buf[1 << 17];
+	uint64_t phys, first, last;
+	char *line, *save;
+	ssize_t n;
+	int fd;
+
+	if (r->cfg->target == T_XFS) {
+		if (atw_file_phys(r->fd, off, &phys))
+			return;
+	} else {
+		phys = off;
+	}
+	first = phys / 512;
+	last = (phys + r->unit) / 512;
+	fd = open(DBG_DIR "/log", O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	diag("  device writes over sectors %llu..%llu (seq power op sector+bytes flags state):",
+	     (unsigned long long)first, (unsigned long long)last - 1);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long seq, sec;
+		unsigned int pw, len;
+
+		if (sscanf(line, "%llu p%u WRITE %llu+%u", &seq, &pw, &sec, &len) == 4 &&
+		    sec < last && sec + len / 512 > first)
+			diag("  %s", line);
+	}
+}
+
+/*
  * Classifies every unit: whole (one generation), torn (sectors of several
  * generations, or sectors mixing them), or bad (unreadable, or bytes no
  * write to this unit carried); and lost if any sector is older than the
- * unit's last acknowledged write. Returns the torn units of this round.
+ * unit's last acknowledged write. In a mixed case only the head (the
+ * sectors before the tail) is judged whole or torn, and lost; the tail
+ * must only hold what was written to it. Returns the torn units of this
+ * round.
  */
 static unsigned long verify_units(struct run *r, unsigned int round)
 {
@@ -490,6 +669,9 @@ static unsigned long verify_units(struct run *r, unsigned int round)
 				garbage = true;
 				break;
 			}
+			/* A mixed case's tail: anything written to it. */
+			if (i >= r->unit - r->tail)
+				continue;
 			mixed += g == SECTOR_MIXED;
 			if (i == 0)
 				first = g;
@@ -533,6 +715,8 @@ static unsigned long verify_units(struct run *r, unsigned int round)
 		    (opt.cuts <= 8 && shown++ < 2))
 			diag("%s cut %u: unit %u torn: sector:generation (baseline +0)%s",
 			     r->cfg->name, round, u, gens);
+		if (r->cfg->expect == E_UNTORN)
+			dump_unit_log(r, off);
 	}
 	free(buf);
 	r->torn += torn;
@@ -559,6 +743,7 @@ static int one_round(struct run *r, unsigned int round)
 {
 	struct writer *w = calloc(opt.threads, sizeof(*w));
 	pthread_t *tid = calloc(opt.threads, sizeof(*tid));
+	pthread_t otid;
 	unsigned long ok = 0, eio = 0, torn, dtorn, dinfl;
 	long long a0, a1, w0, w1;
 	uint64_t s = opt.seed ^ ((uint64_t)r->cfg_idx << 40) ^ round;
@@ -585,11 +770,22 @@ static int one_round(struct run *r, unsigned int round)
 	a0 = dev_stat("atomic_writes");
 	w0 = dev_writes();
 
+	for (t = 0; t < opt.threads; t++)
+		r->busy[t] = r->last[t] = -1;
+	r->stop = false;
+	if (r->cfg->mix == X_MMAP) {
+		r->map = mmap(NULL, (size_t)r->nunits * r->unit, PROT_READ | PROT_WRITE,
+			      MAP_SHARED, r->fd, 0);
+		if (r->map == MAP_FAILED)
+			tap_bail("%s: mmap of %s: %s", r->cfg->name, r->path, strerror(errno));
+	}
 	for (t = 0; t < opt.threads; t++) {
 		w[t] = (struct writer){ .r = r, .id = t,
 					.nwrites = opt.writes / opt.threads };
 		pthread_create(&tid[t], NULL, writer_main, &w[t]);
 	}
+	if (r->cfg->mix != X_NONE)
+		pthread_create(&otid, NULL, overwriter_main, r);
 	for (t = 0; t < opt.threads; t++) {
 		pthread_join(tid[t], NULL);
 		ok += w[t].ok;
@@ -603,6 +799,14 @@ static int one_round(struct run *r, unsigned int round)
 		if (w[t].other)
 			diag("%s cut %u: writer %u failed with %s", r->cfg->name, round,
 			     t, strerror(w[t].first_err));
+	}
+	if (r->cfg->mix != X_NONE) {
+		__atomic_store_n(&r->stop, true, __ATOMIC_SEQ_CST);
+		pthread_join(otid, NULL);
+	}
+	if (r->map) {
+		munmap(r->map, (size_t)r->nunits * r->unit);
+		r->map = NULL;
 	}
 	w1 = dev_writes();
 	if (powered()) {
@@ -716,11 +920,12 @@ static int probe_write(struct run *r, char *why, size_t size)
 
 static void summary(struct run *r, const char *result, const char *why)
 {
-	printf("# powercut: config=%s dev=%s lbs=%u unit=%zu cuts=%u midstream=%lu writes=%lu acked=%lu eio=%lu torn=%lu mixed=%lu lost=%lu bad=%lu result=%s%s%s%s\n",
+	printf("# powercut: config=%s dev=%s lbs=%u unit=%zu cuts=%u midstream=%lu writes=%lu acked=%lu eio=%lu torn=%lu mixed=%lu lost=%lu bad=%lu tailw=%lu during=%lu expect=%s result=%s%s%s%s\n",
 	       r->cfg->name, opt.dev, r->lbs, r->unit, r->rounds,
 	       r->midstream, r->ok, r->acked, r->failed_eio + r->sync_eio,
-	       r->torn, r->mixed, r->lost,
-	       r->bad, result, why ? " reason=\"" : "", why ? why : "",
+	       r->torn, r->mixed, r->lost, r->bad, r->tail_writes, r->tail_during,
+	       r->cfg->expect == E_UNTORN ? "untorn" : r->cfg->expect == E_TORN ? "torn" : "info",
+	       result, why ? " reason=\"" : "", why ? why : "",
 	       why ? "\"" : "");
 }
 
@@ -775,9 +980,16 @@ static bool run_config(const struct pc_config *c, int idx)
 		dbg_write("restore", "1");
 
 	r.ngen = opt.writes + 2 * opt.threads + 2;
+	if (c->mix != X_NONE) {
+		r.tail = r.unit / 4 < 512 ? 512 : r.unit / 4;
+		r.ngen += 2 * opt.writes;	/* the tail writes' */
+		signal(SIGBUS, on_sigbus);
+	}
 	r.stream_est = opt.writes;
 	r.ack_gen = calloc(r.nunits, sizeof(*r.ack_gen));
 	r.gen_unit = calloc(r.ngen, sizeof(*r.gen_unit));
+	r.busy = calloc(opt.threads, sizeof(*r.busy));
+	r.last = calloc(opt.threads, sizeof(*r.last));
 	diag("%s: %s; %u units of %zu bytes on %s (lbs %u), %u writes x %u threads per cut, seed %#llx",
 	     c->name, c->what, r.nunits, r.unit, r.path, r.lbs, opt.writes,
 	     opt.threads, opt.seed);
@@ -826,12 +1038,22 @@ static bool run_config(const struct pc_config *c, int idx)
 			      r.dev_atomic <= r.atomic_ok + r.failed_eio,
 			      "%s: one REQ_ATOMIC write at the device per RWF_ATOMIC call (%lu at the device, %lu calls succeeded, %lu failed)",
 			      c->name, r.dev_atomic, r.atomic_ok, r.failed_eio);
+	if (c->mix != X_NONE) {
+		pass &= check(r.tail_writes > 0, "%s: the tails were overwritten (%lu %s of %zu bytes, %lu during an atomic write of the unit)",
+			      c->name, r.tail_writes, c->mix == X_MMAP ? "mmap stores" : "plain writes",
+			      r.tail, r.tail_during);
+		if (r.tail_failed || r.tail_sigbus)
+			diag("%s: %lu tail writes failed, %lu stores got SIGBUS (after the cut)",
+			     c->name, r.tail_failed, r.tail_sigbus);
+	}
 	if (r.midstream < opt.cuts)
 		diag("%s: %lu of %u cuts landed mid-stream (%lu at the end of the stream)",
 		     c->name, r.midstream, opt.cuts, r.notcut);
 	summary(&r, pass ? "pass" : "fail", NULL);
 	free(r.ack_gen);
 	free(r.gen_unit);
+	free(r.busy);
+	free(r.last);
 	return pass;
 }
 
