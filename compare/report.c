@@ -332,6 +332,13 @@ static void read_runs(void)
 	closedir(d);
 }
 
+/* Sorts v and returns its median (n > 0). */
+static double median_of(double *v, int n)
+{
+	qsort(v, n, sizeof(double), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* Median, min and max of one metric over the rounds. */
 static struct stat3 agg(const char *kernel, const char *bench, int ndelay,
 			bool fio, enum metric m)
@@ -351,8 +358,7 @@ static struct stat3 agg(const char *kernel, const char *bench, int ndelay,
 	}
 	if (!s.n)
 		return s;
-	qsort(v, s.n, sizeof(double), cmp_dbl);
-	s.med = s.n % 2 ? v[s.n / 2] : (v[s.n / 2 - 1] + v[s.n / 2]) / 2;
+	s.med = median_of(v, s.n);
 	s.min = v[0];
 	s.max = v[s.n - 1];
 	return s;
@@ -850,10 +856,8 @@ static void section_fio(void)
 			double fm, bm;
 			char x[2][16];
 
-			qsort(fv, nf, sizeof(double), cmp_dbl);
-			qsort(bv, nb, sizeof(double), cmp_dbl);
-			fm = nf % 2 ? fv[nf / 2] : (fv[nf / 2 - 1] + fv[nf / 2]) / 2;
-			bm = nb % 2 ? bv[nb / 2] : (bv[nb / 2 - 1] + bv[nb / 2]) / 2;
+			fm = median_of(fv, nf);
+			bm = median_of(bv, nb);
 			fprintf(out, "  all fio %s ops/s (n=%d), bench_io %s ops/s (n=%d): %+.1f %% -> %s\n",
 				num(fm, x[0]), nf, num(bm, x[1]), nb, (bm / fm - 1) * 100,
 				fabs(bm / fm - 1) <= 0.10 ? "agree" : "DISAGREE");
