@@ -433,7 +433,8 @@ static void section_env(void)
 	fprintf(out, "QEMU        %s accel, %s vCPUs, %s MiB guest; host %s CPUs (shared)\n",
 		env("ACCEL"), env("CPUS"), env("MEM"), env("HOST_CPUS"));
 	fprintf(out, "disk        scsi_debug, 4096 B sectors, atomic_wr=1 (unit <= %s B),\n"
-		"            FUA %s, cache %s; ndelay = emulated latency %s ns;\n"
+		"            FUA %s, cache %s;\n"
+		"            ndelay = emulated latency %s ns;\n"
 		"            jiffy delay off (param delay read back: %s; -9999 means\n"
 		"            overridden by ndelay > 0)\n",
 		env("DISK_ATOMIC_MAX"), env("DISK_FUA"), env("DISK_WC"), env("LATENCIES"),
@@ -443,7 +444,10 @@ static void section_env(void)
 		"            every flush is 50 ms (stated, not hidden); durability targets\n"
 		"            are judged at 0 us, where a flush costs like any command.\n");
 	fprintf(out, "blocks      XFS %s B blocks, %s B writes at random aligned offsets\n"
-		"            in a 32 MiB preallocated, written file\n", env("FS_BS"), env("FS_BS"));
+		"            in a 32 MiB preallocated, written file; each workload\n"
+		"            starts after sync + drop_caches, a buffered one with its\n"
+		"            file read back into the page cache (steady state)\n",
+		env("FS_BS"), env("FS_BS"));
 	fprintf(out, "runs        %s rounds, kernels interleaved in the order\n"
 		"            %s (repeated), %s s per workload;\n"
 		"            each figure: median of the rounds [min..max]\n",
