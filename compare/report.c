@@ -975,7 +975,8 @@ static void section_objections(void)
 
 	hr("Upstream objections (digest L) a measurement speaks to");
 	fprintf(out, "L3/L11 dirty data changed before writeback: rows 'plain overwrite\n"
-		"       keeps', 'mmap store keeps' above (WT: atomic at the call).\n");
+		"       keeps', 'mmap store keeps' above; after a power cut: the\n"
+		"       *-overwrite and *-mmap rows of the power-cut table.\n");
 	fprintf(out, "L4  correct needs a flush anyway: WT|DSYNC vs PG_atomic+fdatasync\n"
 		"       ops/s, Targets; pga-fsync1 cmd/w vs wt-dsync cmd/w in the table.\n");
 	if (kp >= 0) {
@@ -994,9 +995,11 @@ static void section_objections(void)
 		struct stat3 d = agg(kernels[kw], "dio-atomic", 20000, false, P50);
 		struct stat3 p = agg(kernels[kw], "wt-plain", 20000, false, P50);
 
-		fprintf(out, "L7  a copy is needed anyway: WT atomic p50 %s us vs DIO %s us vs\n"
-			"       WT plain %s us (20 us): the atomic write costs the copy only.\n",
-			num(a.med, b[0]), num(d.med, b[1]), num(p.med, b[2]));
+		fprintf(out, "L7  a copy is needed anyway: p50 at 20 us, WT atomic %s us, WT\n"
+			"       plain %s us, DIO atomic %s us: write-through costs %.2fx DIO,\n"
+			"       atomicity on top of it %.2fx (the pinning of the source).\n",
+			num(a.med, b[0]), num(p.med, b[2]), num(d.med, b[1]),
+			p.med / d.med, a.med / p.med);
 	}
 	fprintf(out, "L9  short copies: row 'short copy impossible' (copy faults half-way).\n");
 	fprintf(out, "L10 bs < ps: row 'bs < ps (1 KiB blocks)', 'memory/folio (src)'.\n");
