@@ -997,7 +997,7 @@ static void section_objections(void)
 
 		fprintf(out, "L7  a copy is needed anyway: p50 at 20 us, WT atomic %s us, WT\n"
 			"       plain %s us, DIO atomic %s us: write-through costs %.2fx DIO,\n"
-			"       atomicity on top of it %.2fx (the pinning of the source).\n",
+			"       atomicity on top %.2fx (it pins the source pages; not isolated).\n",
 			num(a.med, b[0]), num(p.med, b[2]), num(d.med, b[1]),
 			p.med / d.med, a.med / p.med);
 	}
