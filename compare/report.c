@@ -1155,7 +1155,7 @@ static void section_powercut(void)
 		"log recovery and a re-read of every unit (%s cuts per configuration,\n"
 		"one boot per kernel, %s s in all).\n",
 		env("POWERCUT_CUTS"), env("POWERCUT_WALL"));
-	fprintf(out, "%-21s %-8s %c %5s %5s %5s %7s %6s %s\n", "configuration", "lbs/unit",
+	fprintf(out, "%-23s %-8s %c %5s %5s %5s %7s %6s %s\n", "configuration", "lbs/unit",
 		'k', "cuts", "torn", "lost", "acked", "tails", "result");
 	for (i = 0; i < npcuts; i++) {
 		const struct pcut *c = &pcuts[i];
@@ -1164,7 +1164,7 @@ static void section_powercut(void)
 
 		if (c->tailw)
 			snprintf(tails, sizeof(tails), "%lu", c->tailw);
-		fprintf(out, "%-21s %-8s %c %5lu %5lu %5lu %7lu %6s %s%s\n", c->config,
+		fprintf(out, "%-23s %-8s %c %5lu %5lu %5lu %7lu %6s %s%s\n", c->config,
 			c->disk, kernel_letter(c->kernel), c->cuts, c->torn, c->lost, c->acked,
 			tails, bad ? "FAIL" : !strcmp(c->expect, "info") ? "info" :
 			!strcmp(c->expect, "torn") ? "pass (control)" : "pass",
