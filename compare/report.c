@@ -1167,7 +1167,7 @@ static void section_powercut(void)
 		fprintf(out, "%-23s %-8s %c %5lu %5lu %5lu %7lu %6s %s%s\n", c->config,
 			c->disk, kernel_letter(c->kernel), c->cuts, c->torn, c->lost, c->acked,
 			tails, bad ? "FAIL" : !strcmp(c->expect, "info") ? "info" :
-			!strcmp(c->expect, "torn") ? "pass (control)" : "pass",
+			!strcmp(c->expect, "torn") ? "control" : "pass",
 			c->bad ? " (bad units)" : "");
 		nfail += bad;
 		for (k = 0; k < nkernels; k++)
