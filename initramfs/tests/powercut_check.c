@@ -603,8 +603,6 @@ static void dump_unit_log(struct run *r, off_t off)
 	static char buf[1 << 17];
 	uint64_t phys, first, last;
 	char *line, *save;
-	ssize_t n;
-	int fd;
 
 	if (r->cfg->target == T_XFS) {
 		if (atw_file_phys(r->fd, off, &phys))
@@ -614,12 +612,8 @@ static void dump_unit_log(struct run *r, off_t off)
 	}
 	first = phys / 512;
 	last = (phys + r->unit) / 512;
-	fd = open(DBG_DIR "/log", O_RDONLY);
-	if (fd < 0)
+	if (dbg_read("log", buf, sizeof(buf)))
 		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
 	diag("  device writes over sectors %llu..%llu (seq power op sector+bytes flags state):",
 	     (unsigned long long)first, (unsigned long long)last - 1);
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
