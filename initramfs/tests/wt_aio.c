@@ -189,8 +189,11 @@ static void errors(int atomic_ok)
 	unsigned char *buf = atw_alloc(2 * len);
 	int fd = atw_env_open("wt_aio_err", O_TRUNC);
 	off_t off = 16 * (off_t)len;
+	struct wt_injected inj = { .opcode = write_opcode };
+	uint64_t phys;
 	char path[256];
-	long ret;
+	int armed;
+	long ret = 0;
 
 	ret = one(fd, buf, e->bs, 0, RWF_ATOMIC);
 	check(ret == -EOPNOTSUPP, "RWF_ATOMIC without RWF_WRITETHROUGH: EOPNOTSUPP (got %ld)", ret);
@@ -210,12 +213,18 @@ static void errors(int atomic_ok)
 		skip("no scsi_debug error injection", "device error: event -EIO");
 		goto out;
 	}
-	sync();
-	if (!wt_inject(write_opcode, 6)) {
-		ret = one(fd, buf, len, off, RWF_WRITETHROUGH);
-		wt_inject_clear(write_opcode);
-		check(ret == -EIO, "device write error under an AIO WT: event -EIO (got %ld)", ret);
+	if (wt_phys(fd, off, &phys)) {
+		check(0, "device write error under an AIO WT: the range has a device address");
+		goto out;
 	}
+	while (!(armed = wt_inject_arm(&inj))) {
+		ret = one(fd, buf, len, off, RWF_WRITETHROUGH);
+		if (wt_inject_done(&inj, phys, len))
+			break;
+	}
+	check(!armed && ret == -EIO && (inj.mine || !inj.traced),
+	      "device write error under an AIO WT: event -EIO (got %ld; %d failures on its range, attempt %d)",
+	      ret, inj.mine, inj.tries);
 	if (atomic_ok && !wt_inject(0x9c, 6)) {
 		ret = one(fd, buf, len, off, RWF_WRITETHROUGH | RWF_ATOMIC);
 		wt_inject_clear(0x9c);

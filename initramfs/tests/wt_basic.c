@@ -188,10 +188,11 @@ static void injected_error(void)
 	size_t len = 4 * (size_t)e->bs;
 	off_t off = 64 * (off_t)e->bs;
 	unsigned char *buf = atw_alloc(len), *dev = atw_alloc(len);
-	struct devcount dc;
+	struct wt_injected inj = { .opcode = write_opcode };
+	uint64_t phys;
 	char path[256];
-	ssize_t ret;
-	int fd, err;
+	ssize_t ret = 0;
+	int fd, armed;
 
 	if (wt_inject_path(path, sizeof(path))) {
 		skip("no scsi_debug error injection in debugfs", "injected write error comes back as -EIO");
@@ -203,20 +204,17 @@ static void injected_error(void)
 	wt_pattern(buf, len, off, 1);
 	if (atw_pwrite(fd, buf, len, off, 0) != (ssize_t)len || fsync(fd))
 		tap_bail("eio: pre-write");
-	sync();
 	wt_pattern(buf, len, off, 3);
-	err = wt_trace_start();
-	if (wt_inject(write_opcode, 6)) {
-		check(0, "arming the injected error on opcode 0x%x", write_opcode);
-		goto out;
+	if (wt_phys(fd, off, &phys))
+		tap_bail("eio: no device address after the pre-write");
+	while (!(armed = wt_inject_arm(&inj))) {
+		ret = atw_pwrite(fd, buf, len, off, RWF_WRITETHROUGH);
+		if (wt_inject_done(&inj, phys, len))
+			break;
 	}
-	ret = atw_pwrite(fd, buf, len, off, RWF_WRITETHROUGH);
-	wt_inject_clear(write_opcode);
-	err = err ? err : devcount_stop(&dc, e->lbs);
-	check(ret == -EIO, "device write error (opcode 0x%x fails) comes back from the call as -EIO (got %zd %s)",
-	      write_opcode, ret, atw_err(ret));
-	if (!err)
-		devcount_print(&dc);
+	check(!armed && ret == -EIO && (inj.mine || !inj.traced),
+	      "device write error (opcode 0x%x fails) comes back from the call as -EIO (got %zd %s; %d failures on its range, attempt %d)",
+	      write_opcode, ret, atw_err(ret), inj.mine, inj.tries);
 
 	wt_pattern(buf, len, off, 4);
 	ret = atw_pwrite(fd, buf, len, off, RWF_WRITETHROUGH);
@@ -224,7 +222,6 @@ static void injected_error(void)
 	      ret, atw_err(ret));
 	check(wt_dev_read_range(fd, dev, off, len) == 0 && wt_pattern_bad(dev, len, off, 4) < 0,
 	      "after the error, the device holds the new write-through's data");
-out:
 	close(fd);
 	free(buf);
 	free(dev);

@@ -273,8 +273,10 @@ static void errors_in_cqe(int fd, int atomic_ok)
 	size_t len = atomic_ok ? (e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min) : e->bs;
 	unsigned char *buf = atw_alloc(2 * len);
 	off_t off = 8 * MAXQ * 4 * (off_t)len;
+	struct wt_injected inj = { .opcode = write_opcode };
+	uint64_t phys;
 	char path[256];
-	int ret;
+	int armed, ret = 0;
 
 	ret = one_sqe(fd, buf, e->bs, 0, RWF_ATOMIC);
 	check(ret == -EOPNOTSUPP, "RWF_ATOMIC without RWF_WRITETHROUGH: CQE -EOPNOTSUPP (got %d)", ret);
@@ -288,12 +290,18 @@ static void errors_in_cqe(int fd, int atomic_ok)
 	}
 	atw_pwrite(fd, buf, len, off, 0);
 	fsync(fd);
-	sync();
-	if (!wt_inject(write_opcode, 6)) {
-		ret = one_sqe(fd, buf, len, off, RWF_WRITETHROUGH);
-		wt_inject_clear(write_opcode);
-		check(ret == -EIO, "device write error under a WT: CQE -EIO (got %d)", ret);
+	if (wt_phys(fd, off, &phys)) {
+		check(0, "device write error under a WT: the range has a device address");
+		goto out;
 	}
+	while (!(armed = wt_inject_arm(&inj))) {
+		ret = one_sqe(fd, buf, len, off, RWF_WRITETHROUGH);
+		if (wt_inject_done(&inj, phys, len))
+			break;
+	}
+	check(!armed && ret == -EIO && (inj.mine || !inj.traced),
+	      "device write error under a WT: CQE -EIO (got %d; %d failures on its range, attempt %d)",
+	      ret, inj.mine, inj.tries);
 	if (atomic_ok && !wt_inject(0x9c, 6)) {
 		ret = one_sqe(fd, buf, len, off, RWF_WRITETHROUGH | RWF_ATOMIC);
 		wt_inject_clear(0x9c);

@@ -15,6 +15,7 @@
 #include "test_env.h"
 #include "devcount.h"
 #include "tap.h"
+#include "wt_trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -312,6 +313,87 @@ static inline void wt_inject_clear(uint8_t opcode)
 		return;
 	snprintf(cmd, sizeof(cmd), "- 2 0x%x", opcode);
 	wt_write_str(path, cmd);	/* -EINVAL when already used up */
+}
+
+/*
+ * An injected device error aimed at one call. wt_inject() matches an opcode,
+ * not an LBA: a command the filesystem sends meanwhile with the same opcode
+ * (after sync(), XFS's log worker or AIL push writing metadata) can take some
+ * of the six failures, and the call's own command then succeeds on a retry:
+ * that attempt proves nothing about the call. So each attempt runs under the
+ * device trace, which says how many failed completions hit the call's range
+ * [phys, phys + len) and how many hit other commands:
+ *
+ *	struct wt_injected inj = { .opcode = opcode };
+ *	int armed;
+ *
+ *	while (!(armed = wt_inject_arm(&inj))) {
+ *		ret = the call;
+ *		if (wt_inject_done(&inj, phys, len))
+ *			break;
+ *	}
+ *	check(!armed && ret == -EIO && inj.mine > 0, ...)
+ *
+ * wt_inject_done() says "again" only when the call's range failed fewer than
+ * six times while other commands took failures, at most WT_INJECT_TRIES
+ * attempts. A call that drops the device's error returns its length on every
+ * attempt, with its own command failed: the check still fails.
+ */
+#define WT_INJECT_TIMES 6	/* one command and the midlayer's 5 retries */
+#define WT_INJECT_TRIES 4
+
+struct wt_injected {
+	uint8_t opcode;
+	int tries;
+	int traced;	/* the trace ran: mine and others are known */
+	int mine;	/* failed completions inside the call's range */
+	int others;	/* failed completions of other commands */
+	uint64_t other_off;	/* device byte offset of the first other one */
+};
+
+/* sync, then trace and arm. 0, or -errno when arming failed (no call). */
+static inline int wt_inject_arm(struct wt_injected *inj)
+{
+	int ret;
+
+	sync();
+	inj->traced = wt_tr_start() == 0;
+	ret = wt_inject(inj->opcode, WT_INJECT_TIMES);
+	if (ret && inj->traced)
+		wt_tr_stop(atw_env()->lbs);
+	inj->tries += !ret;
+	return ret;
+}
+
+/* Disarms and counts. 1: this attempt decides; 0: make it again. */
+static inline int wt_inject_done(struct wt_injected *inj, uint64_t phys, uint64_t len)
+{
+	int i;
+
+	wt_inject_clear(inj->opcode);
+	inj->mine = inj->others = 0;
+	if (!inj->traced || wt_tr_stop(atw_env()->lbs)) {
+		inj->traced = 0;
+		return 1;
+	}
+	for (i = 0; i < wt_tr()->n; i++) {
+		const struct wt_ev *x = &wt_tr()->ev[i];
+
+		if (x->kind != WT_EV_DONE || !x->failed || !x->cdblen || x->cdb[0] != inj->opcode)
+			continue;
+		if (x->off < phys + len && x->off + x->bytes > phys) {
+			inj->mine++;
+		} else if (!inj->others++) {
+			inj->other_off = x->off;
+		}
+	}
+	if (inj->others && inj->mine < WT_INJECT_TIMES) {
+		diag("injected error, attempt %d: %d failures hit the call's range, %d hit other 0x%x commands (first at device byte %llu)",
+		     inj->tries, inj->mine, inj->others, inj->opcode,
+		     (unsigned long long)inj->other_off);
+		return inj->tries >= WT_INJECT_TRIES;
+	}
+	return 1;
 }
 
 /* scsi_debug module parameter, or -1. */
