@@ -18,7 +18,6 @@
  * usage: wt_aio DIR
  */
 #include "lib/wt_common.h"
-#include "lib/wt_trace.h"
 
 #include <linux/aio_abi.h>
 #include <sys/syscall.h>

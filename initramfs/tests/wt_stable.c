@@ -25,7 +25,6 @@
  * usage: wt_stable DIR [ITERATIONS]   (needs scsi_debug ndelay > 0)
  */
 #include "lib/wt_common.h"
-#include "lib/wt_trace.h"
 
 #include <linux/aio_abi.h>
 #include <pthread.h>

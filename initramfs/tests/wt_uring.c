@@ -23,7 +23,6 @@
  * usage: wt_uring DIR
  */
 #include "lib/wt_common.h"
-#include "lib/wt_trace.h"
 
 #include <dirent.h>
 #include <liburing.h>
