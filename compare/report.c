@@ -432,6 +432,11 @@ static void section_env(void)
 	}
 	fprintf(out, "QEMU        %s accel, %s vCPUs, %s MiB guest; host %s CPUs (shared)\n",
 		env("ACCEL"), env("CPUS"), env("MEM"), env("HOST_CPUS"));
+	if (!nsamples) {
+		fprintf(out, "disk        no benchmark boot (--rounds 0): the power-cut table\n"
+			"            below ran on pcblk, described there\n");
+		return;
+	}
 	fprintf(out, "disk        scsi_debug, 4096 B sectors, atomic_wr=1 (unit <= %s B),\n"
 		"            FUA %s, cache %s;\n"
 		"            ndelay = emulated latency %s ns;\n"
@@ -1381,6 +1386,9 @@ static void write_plots(void)
 	int l, k;
 	unsigned int i;
 
+	/* Nothing was benchmarked (--rounds 0): no plot to draw. */
+	if (!nsamples)
+		return;
 	snprintf(path, sizeof(path), "%s/plots", resdir);
 	mkdir(path, 0755);
 	/* Latency CDFs, round 1, per device latency. */
@@ -1392,9 +1400,10 @@ static void write_plots(void)
 		if (!gp)
 			die("%s", path);
 		fprintf(gp, "set terminal pngcairo size 900,600\nset output '%s/plots/cdf-%dns.png'\n"
-			"set title 'QD1 write latency CDF, device latency %d us (round 1, TCG)'\n"
+			"set title 'QD1 write latency CDF, device latency %d us (round 1, %s)'\n"
 			"set logscale x\nset xlabel 'latency (us)'\nset ylabel 'fraction of writes'\n"
-			"set key bottom right\nset grid\n", resdir, latencies[l], latencies[l] / 1000);
+			"set key bottom right\nset grid\n", resdir, latencies[l], latencies[l] / 1000,
+			env("ACCEL"));
 		for (i = 0; i < sizeof(cdf_w) / sizeof(cdf_w[0]); i++)
 			for (k = 0; k < nkernels; k++) {
 				struct stat st;
@@ -1453,12 +1462,12 @@ static void write_plots(void)
 	if (!gp)
 		die("%s", path);
 	fprintf(gp, "set terminal pngcairo size 900,600\nset output '%s/plots/ops-vs-qd.png'\n"
-		"set title 'ops/s vs queue depth (io_uring), device latency 20 us, TCG'\n"
+		"set title 'ops/s vs queue depth (io_uring), device latency 20 us, %s'\n"
 		"set xlabel 'queue depth'\nset ylabel 'writes/s'\nset logscale x 2\nset grid\n"
 		"set datafile missing 'NaN'\nset key top left\n"
 		"plot '%s/plots/qd.dat' using 1:2 with linespoints title 'DIO atomic', \\\n"
 		"     '' using 1:3 with linespoints title 'WT atomic', \\\n"
-		"     '' using 1:4 with linespoints title 'WT plain'\n", resdir, resdir);
+		"     '' using 1:4 with linespoints title 'WT plain'\n", resdir, env("ACCEL"), resdir);
 	fclose(gp);
 }
 
