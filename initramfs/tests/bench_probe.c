@@ -30,7 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 
@@ -44,6 +46,27 @@ static const int mode_flags[M_NR] = {
 static const char *dir;
 static unsigned int bs, lbs, ps;
 static int fd_buf, fd_dio;	/* one prepared file, two opens */
+static int fd_nocm_buf = -1, fd_nocm_dio = -1;	/* the same, FMODE_NOCMTIME */
+static int nocm_err;		/* why there is no FMODE_NOCMTIME open */
+
+/*
+ * XFS open-by-handle (fs/xfs/libxfs/xfs_fs.h; xfslibs-dev is not needed for
+ * two ioctls): a file opened this way has FMODE_NOCMTIME, so a write does not
+ * update mtime/ctime. On 6.12 a NOWAIT write that would have to update them
+ * fails with -EAGAIN in file_modified_flags() whatever the write path is;
+ * this open takes that out of the io_uring and RWF_NOWAIT probes.
+ */
+struct xfs_handlereq {
+	uint32_t fd;
+	void *path;
+	uint32_t oflags;
+	void *ihandle;
+	uint32_t ihandlen;
+	void *ohandle;
+	uint32_t *ohandlen;
+};
+#define XFS_IOC_FD_TO_HANDLE	_IOWR('X', 106, struct xfs_handlereq)
+#define XFS_IOC_OPEN_BY_HANDLE	_IOWR('X', 107, struct xfs_handlereq)
 static uint64_t next_unit = 1;	/* fresh units, never reused */
 static struct devcount dc;
 
@@ -70,9 +93,24 @@ static void emit(const char *probe, enum mode m, const char *result,
 	fflush(stdout);
 }
 
+static bool nocm;	/* the probe running uses the FMODE_NOCMTIME opens */
+
 static int mode_fd(enum mode m)
 {
+	if (nocm)
+		return m == M_DIO ? fd_nocm_dio : fd_nocm_buf;
 	return m == M_DIO ? fd_dio : fd_buf;
+}
+
+/* The probe ID, or ID_nocmtime when it runs on the FMODE_NOCMTIME opens. */
+static const char *pid(const char *id)
+{
+	static char buf[64];
+
+	if (!nocm)
+		return id;
+	snprintf(buf, sizeof(buf), "%s_nocmtime", id);
+	return buf;
 }
 
 static const char *err_name(ssize_t ret)
@@ -403,11 +441,15 @@ static void probe_uring(enum mode m, void *buf)
 	unsigned int i, ok = 0, workers;
 	int ret, first = 0;
 
-	if (m == M_DIO)
-		wt_drop_caches();	/* cached pages would make DIO NOWAIT fail */
+	/*
+	 * Nothing cached, for every mode: cached pages would make a DIO NOWAIT
+	 * write fail, and 8 fresh blocks may share one large cached folio,
+	 * which a write-through keeps under writeback until its I/O is done.
+	 */
+	wt_drop_caches();
 	ret = io_uring_queue_init(8, &ring, 0);
 	if (ret) {
-		emit("uring_no_punt", m, "n/a", "io_uring_queue_init: %s", strerror(-ret));
+		emit(pid("uring_no_punt"), m, "n/a", "io_uring_queue_init: %s", strerror(-ret));
 		return;
 	}
 	for (i = 0; i < 8; i++) {
@@ -431,12 +473,12 @@ static void probe_uring(enum mode m, void *buf)
 	workers = iowq_workers();
 	io_uring_queue_exit(&ring);
 	if (ok < 8)
-		emit("uring_no_punt", m, "n/a", "%u of 8 completed (first error %s)", ok,
+		emit(pid("uring_no_punt"), m, "n/a", "%u of 8 completed (first error %s)", ok,
 		     strerror(-first));
 	else if (!workers)
-		emit("uring_no_punt", m, "yes", "8 writes, no io-wq worker created");
+		emit(pid("uring_no_punt"), m, "yes", "8 writes, no io-wq worker created");
 	else
-		emit("uring_no_punt", m, "no", "8 writes punted: %u io-wq workers", workers);
+		emit(pid("uring_no_punt"), m, "no", "8 writes punted: %u io-wq workers", workers);
 }
 
 static void probe_nowait(enum mode m, void *buf)
@@ -453,11 +495,92 @@ static void probe_nowait(enum mode m, void *buf)
 	ret = mode_write(m, buf, bs, off, RWF_NOWAIT);
 	durable(m);
 	if (ret == (ssize_t)bs)
-		emit("nowait", m, "yes", "RWF_NOWAIT overwrite returns the length");
+		emit(pid("nowait"), m, "yes", "RWF_NOWAIT overwrite returns the length");
 	else if (ret == -EAGAIN)
-		emit("nowait", m, "yes", "RWF_NOWAIT returns -EAGAIN");
+		emit(pid("nowait"), m, "yes", "RWF_NOWAIT returns -EAGAIN");
 	else
-		emit("nowait", m, "no", "RWF_NOWAIT returns %s", err_name(ret));
+		emit(pid("nowait"), m, "no", "RWF_NOWAIT returns %s", err_name(ret));
+}
+
+/*
+ * Runs a probe in a child process: io-wq workers belong to the task and
+ * linger for seconds after their ring is gone, so a probe that counts them
+ * must not see another probe's. The child writes from a buffer of its own:
+ * after fork() the parent's anonymous pages are shared copy-on-write, and
+ * an atomic write-through, which pins its source pages without faulting
+ * under IOCB_NOWAIT, would get -EAGAIN for them (measured: io_uring then
+ * punts every such write).
+ */
+static void in_child(void (*probe)(enum mode, void *), enum mode m, void *buf)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		fprintf(stderr, "bench_probe: fork: %s\n", strerror(errno));
+		return;
+	}
+	if (!pid) {
+		void *own = atw_alloc(bs);
+
+		memcpy(own, buf, bs);
+		probe(m, own);
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+}
+
+/* The io_uring and RWF_NOWAIT probes, as opened and without timestamps. */
+static void probe_async(enum mode m, void *buf)
+{
+	in_child(probe_uring, m, buf);
+	probe_nowait(m, buf);
+	if (fd_nocm_buf < 0) {
+		emit("uring_no_punt_nocmtime", m, "n/a", "no FMODE_NOCMTIME open: %s",
+		     strerror(nocm_err));
+		emit("nowait_nocmtime", m, "n/a", "no FMODE_NOCMTIME open: %s",
+		     strerror(nocm_err));
+		return;
+	}
+	nocm = true;
+	in_child(probe_uring, m, buf);
+	probe_nowait(m, buf);
+	nocm = false;
+}
+
+/* Opens the probe file again by XFS handle, with FMODE_NOCMTIME. */
+static int open_nocmtime(void)
+{
+	unsigned char handle[64];
+	uint32_t hlen = sizeof(handle);
+	struct xfs_handlereq hr = {
+		.fd = fd_buf, .ohandle = handle, .ohandlen = &hlen,
+	};
+
+	int dfd, ret = 0;
+
+	if (ioctl(fd_buf, XFS_IOC_FD_TO_HANDLE, &hr) < 0)
+		return -errno;
+	/* Handles are opened through a directory of the filesystem. */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (dfd < 0)
+		return -errno;
+	memset(&hr, 0, sizeof(hr));
+	hr.ihandle = handle;
+	hr.ihandlen = hlen;
+	hr.oflags = O_RDWR;
+	fd_nocm_buf = ioctl(dfd, XFS_IOC_OPEN_BY_HANDLE, &hr);
+	hr.oflags = O_RDWR | O_DIRECT;
+	if (fd_nocm_buf >= 0)
+		fd_nocm_dio = ioctl(dfd, XFS_IOC_OPEN_BY_HANDLE, &hr);
+	if (fd_nocm_buf < 0 || fd_nocm_dio < 0) {
+		ret = -errno;
+		if (fd_nocm_buf >= 0)
+			close(fd_nocm_buf);
+		fd_nocm_buf = -1;
+	}
+	close(dfd);
+	return ret;
 }
 
 static int prepare(void)
@@ -487,6 +610,7 @@ static int prepare(void)
 	fd_dio = open(path, O_RDWR | O_DIRECT);
 	if (fd_dio < 0)
 		return -errno;
+	nocm_err = -open_nocmtime();
 	return 0;
 }
 
@@ -518,6 +642,7 @@ int main(int argc, char **argv)
 				"atomic_unit", "on_device_at_return", "error_returned",
 				"dsync_durable", "overwrite_keeps_atomic", "mmap_store",
 				"merge", "short_copy", "uring_no_punt", "nowait",
+				"uring_no_punt_nocmtime", "nowait_nocmtime",
 			};
 			unsigned int i;
 
@@ -533,8 +658,7 @@ int main(int argc, char **argv)
 		probe_overwrite(m, buf, true);
 		probe_merge(m, buf);
 		probe_short_copy(m);
-		probe_uring(m, buf);
-		probe_nowait(m, buf);
+		probe_async(m, buf);
 	}
 	free(buf);
 	return 0;
