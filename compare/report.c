@@ -826,7 +826,11 @@ static void section_fio(void)
 	hr("fio 3.33 (the workloads it can express) and the cross-check");
 	fprintf(out, "fio cannot pass RWF_WRITETHROUGH, nor RWF_ATOMIC with O_DIRECT;\n"
 		"pga-* use uncached=1 with direct=0, i.e. flag 0x40 = RWF_ATOMIC on\n"
-		"6.11+ (fio calls it RWF_UNCACHED). buf-dsync opens O_DSYNC.\n");
+		"6.11+ (fio calls it RWF_UNCACHED). buf-dsync opens O_DSYNC, where\n"
+		"bench_io passes RWF_DSYNC. fio writes bench_io's own file. Only the\n"
+		"xcheck row runs one workload the same way in both programs; in the\n"
+		"other rows 'differ' includes fio's own cost (its fdatasync is an\n"
+		"I/O unit of its own) and is not judged.\n");
 	fprintf(out, "%-15s %c %3s %8s %8s %8s %9s %7s\n", "fio job", 'k', "lat", "ops/s",
 		"clat p50", "clat p99", "bench_io", "differ");
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
