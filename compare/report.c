@@ -26,7 +26,6 @@
 #include <sys/stat.h>
 
 #define MAX_KERNELS 8
-#define MAX_ROUNDS 32
 #define MAX_SAMPLES 4096
 #define MAX_PROBES 512
 #define MAX_ENV 64
@@ -339,18 +338,18 @@ static double median_of(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Median, min and max of one metric over the rounds. */
+/* Median, min and max of one metric over the rounds (kernel NULL: all). */
 static struct stat3 agg(const char *kernel, const char *bench, int ndelay,
 			bool fio, enum metric m)
 {
-	double v[MAX_ROUNDS];
+	double v[MAX_SAMPLES / 8];
 	struct stat3 s = { 0, NAN, NAN, NAN };
 	int i;
 
-	for (i = 0; i < nsamples && s.n < MAX_ROUNDS; i++) {
+	for (i = 0; i < nsamples && s.n < (int)(sizeof(v) / sizeof(v[0])); i++) {
 		struct sample *x = &samples[i];
 
-		if (x->fio != fio || strcmp(x->kernel, kernel) ||
+		if (x->fio != fio || (kernel && strcmp(x->kernel, kernel)) ||
 		    strcmp(x->bench, bench) || x->ndelay != ndelay ||
 		    strcmp(x->status, "ok") || isnan(x->v[m]))
 			continue;
@@ -818,42 +817,23 @@ static void section_perf(void)
  * fio-xcheck-dio-plain at 0 us, metric m (OPS or P50), on one kernel or
  * pooled over every boot (kernel NULL).
  */
-static void xcheck_line(const char *label, const char *kernel, enum metric m)
+static void xcheck_line(const char *kernel, enum metric m)
 {
-	double fv[MAX_SAMPLES / 8], bv[MAX_SAMPLES / 8], fm, bm, d;
-	const char *unit = m == OPS ? "ops/s" : "us p50";
-	int nf = 0, nb = 0, i;
-	char x[2][16], who[8];
+	struct stat3 f = agg(kernel, "xcheck-dio-plain", 0, true, m);
+	struct stat3 b = agg(kernel, "fio-xcheck-dio-plain", 0, false, m);
+	double d = b.med / f.med - 1;
+	char x[2][16], who[8] = "all";
 
-	for (i = 0; i < nsamples; i++) {
-		const struct sample *s = &samples[i];
-		bool f = s->fio && !strcmp(s->bench, "xcheck-dio-plain");
-		bool b = !s->fio && !strcmp(s->bench, "fio-xcheck-dio-plain");
-
-		if ((!f && !b) || s->ndelay || strcmp(s->status, "ok") ||
-		    isnan(s->v[m]) || (kernel && strcmp(s->kernel, kernel)))
-			continue;
-		if (f && nf < (int)(sizeof(fv) / sizeof(fv[0])))
-			fv[nf++] = s->v[m];
-		else if (b && nb < (int)(sizeof(bv) / sizeof(bv[0])))
-			bv[nb++] = s->v[m];
-	}
-	if (!nf || !nb)
+	if (!f.n || !b.n)
 		return;
-	fm = median_of(fv, nf);
-	bm = median_of(bv, nb);
-	d = bm / fm - 1;
 	if (kernel)
 		snprintf(who, sizeof(who), "%c", kernel_letter(kernel));
-	else
-		snprintf(who, sizeof(who), "%s", label);
 	fprintf(out, "  %-3s fio %6s, bench_io %6s %-6s (n=%d/%d): %+6.1f %% %s\n",
-		who, num(fm, x[0]), num(bm, x[1]), unit, nf, nb, d * 100,
-		fabs(d) <= 0.10 ? "agree" : "DISAGREE");
+		who, num(f.med, x[0]), num(b.med, x[1]), m == OPS ? "ops/s" : "us p50",
+		f.n, b.n, d * 100, fabs(d) <= 0.10 ? "agree" : "DISAGREE");
 	fprintf(js, "{\"xcheck\":\"%s\",\"metric\":\"%s\",\"fio\":%.1f,\"bench_io\":%.1f,\"n_fio\":%d,\"n_bench_io\":%d},\n",
-		kernel ? kernel : label, metric_name[m], fm, bm, nf, nb);
+		kernel ? kernel : "all", metric_name[m], f.med, b.med, f.n, b.n);
 }
-
 
 static void section_fio(void)
 {
@@ -904,11 +884,11 @@ static void section_fio(void)
 		"boots pool too. Target: within 10 %%. ops/s includes each tool's\n"
 		"own CPU between writes (TCG runs guest user code slowly); p50 is\n"
 		"the write call alone (fio: clat).\n");
-	xcheck_line("all", NULL, OPS);
-	xcheck_line("all", NULL, P50);
+	xcheck_line(NULL, OPS);
+	xcheck_line(NULL, P50);
 	for (k = 0; k < nkernels; k++) {
-		xcheck_line(NULL, kernels[k], OPS);
-		xcheck_line(NULL, kernels[k], P50);
+		xcheck_line(kernels[k], OPS);
+		xcheck_line(kernels[k], P50);
 	}
 }
 
