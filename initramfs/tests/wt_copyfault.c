@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A plain RWF_WRITETHROUGH whose source buffer changes under the copy
+ * (DESIGN.md §3.12: no task waits for I/O it has not submitted) on the XFS
+ * mounted at DIR. A 256 KiB write-through over data already on disk, with
+ * the file's cache dropped before every call so that the page cache builds
+ * large folios that are not uptodate, while another thread keeps replacing
+ * one page in the middle of the source buffer with a fresh anonymous page
+ * (mmap MAP_FIXED). The copy then stops short in the middle of a large
+ * folio, and the write-through retries the rest of that folio.
+ *  - every call returns, within a deadline (the writer runs in a child
+ *    process, so a writer stuck in the kernel is reported, not waited for);
+ *  - every call returns the whole length (the source is always readable);
+ *  - the file holds the buffer: every page is the pattern, except the page
+ *    being replaced, whose bytes are each the pattern or zero (a fresh
+ *    anonymous page reads zeros);
+ *  - the run says how many calls were made.
+ *
+ * usage: wt_copyfault DIR [SECONDS]
+ */
+#include "lib/wt_common.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#ifdef RWF_WRITETHROUGH
+
+#define WLEN (256u << 10)	/* one write-through */
+#define FLEN (1u << 20)		/* file already on disk */
+#define HOLE_PAGE 32		/* the page of the buffer that is replaced */
+#define GEN 77
+#define DEADLINE 120		/* seconds without progress: a hang */
+
+/* What the writer child reports, one record per call, through a pipe. */
+struct report {
+	int32_t call;
+	int32_t bad_page;	/* first page that is not as written, or -1 */
+	int64_t ret;
+};
+
+static unsigned char *buf;
+static atomic_int stop;
+static long ps;
+
+/*
+ * Replaces page HOLE_PAGE of buf with a fresh anonymous page, again and
+ * again: until the writer's fault-in maps it (reading zeros), the page is
+ * not present, and the copy, which cannot fault, stops short there.
+ */
+static void *remapper(void *arg)
+{
+	unsigned char *page = buf + HOLE_PAGE * ps;
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		if (mmap(page, ps, PROT_READ | PROT_WRITE,
+			 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
+			_exit(3);
+	}
+	return NULL;
+}
+
+/* First page of the file range that is not the pattern (zeros allowed in
+ * the replaced page, byte by byte), or -1. */
+static int bad_page(int fd, unsigned char *rd)
+{
+	long p, i;
+
+	if (pread(fd, rd, WLEN, 0) != WLEN)
+		return 0;
+	for (p = 0; p < (long)(WLEN / ps); p++) {
+		for (i = p * ps; i < (p + 1) * ps; i++) {
+			if (rd[i] == wt_byte(i, GEN))
+				continue;
+			if (p == HOLE_PAGE && !rd[i])
+				continue;
+			return p;
+		}
+	}
+	return -1;
+}
+
+static void writer_child(int out, unsigned int secs)
+{
+	unsigned char *rd = atw_alloc(WLEN);
+	struct report r = { 0 };
+	pthread_t th;
+	time_t end = time(NULL) + secs;
+	int fd = atw_env_open("wt_copyfault", 0);
+
+	wt_pattern(buf, WLEN, 0, GEN);
+	if (pthread_create(&th, NULL, remapper, NULL))
+		_exit(2);
+	while (time(NULL) < end) {
+		posix_fadvise(fd, 0, FLEN, POSIX_FADV_DONTNEED);
+		r.ret = atw_pwrite(fd, buf, WLEN, 0, RWF_WRITETHROUGH);
+		r.bad_page = r.ret == WLEN ? bad_page(fd, rd) : -1;
+		r.call++;
+		if (write(out, &r, sizeof(r)) != sizeof(r))
+			_exit(2);
+	}
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+	close(fd);
+	_exit(0);
+}
+
+/* Prints where the child's threads are, for the diagnosis of a hang. */
+static void diag_stacks(pid_t pid)
+{
+	char path[128], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	f = fopen(path, "r");
+	if (f && fgets(line, sizeof(line), f))
+		diag("writer child %d waits in %s", (int)pid, line);
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		diag("  %s", line);
+	}
+	if (f)
+		fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int secs = argc > 2 ? strtoul(argv[2], NULL, 0) : 20;
+	unsigned int calls = 0, short_calls = 0, bad = 0;
+	struct report r, first_bad = { 0 }, first_short = { 0 };
+	unsigned char *init;
+	int fd, pfd[2], status = 0, hung = 0;
+	struct pollfd pf;
+	pid_t pid;
+
+	tap_start("wt_copyfault");
+	atw_env_setup(argc, argv, "wt_copyfault DIR [SECONDS]");
+	ps = atw_env()->ps;
+
+	/* The file is on disk, so nothing is delalloc and reads come from it. */
+	init = atw_alloc(FLEN);
+	wt_pattern(init, FLEN, 0, GEN + 1);
+	fd = atw_env_open("wt_copyfault", O_TRUNC);
+	if (atw_pwrite(fd, init, FLEN, 0, 0) != FLEN || fsync(fd))
+		tap_bail("initial write: %s", strerror(errno));
+	close(fd);
+	free(init);
+
+	buf = mmap(NULL, WLEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED || pipe(pfd))
+		tap_bail("setup: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		tap_bail("fork: %s", strerror(errno));
+	if (!pid) {
+		/* a child stuck in the kernel must not hold the plan's output */
+		int nul = open("/dev/null", O_WRONLY);
+
+		dup2(nul, 1);
+		dup2(nul, 2);
+		close(pfd[0]);
+		writer_child(pfd[1], secs);
+	}
+	close(pfd[1]);
+
+	pf.fd = pfd[0];
+	pf.events = POLLIN;
+	for (;;) {
+		int n = poll(&pf, 1, DEADLINE * 1000);
+		ssize_t got;
+
+		if (n == 0) {
+			hung = 1;
+			break;
+		}
+		got = read(pfd[0], &r, sizeof(r));
+		if (got == 0)
+			break;
+		if (got != sizeof(r))
+			tap_bail("report pipe: %zd", got);
+		calls = r.call;
+		if (r.ret != WLEN && !short_calls++)
+			first_short = r;
+		if (r.bad_page >= 0 && !bad++)
+			first_bad = r;
+	}
+
+	diag("%u write-throughs of %u KiB in about %u s, page %d of the source replaced all along",
+	     calls, WLEN >> 10, secs, HOLE_PAGE);
+	if (!check(!hung, "every write-through returns (no progress for %d s after call %u)",
+		   DEADLINE, calls + 1)) {
+		diag_stacks(pid);
+		/* The stuck writer cannot be reaped; report and leave it. */
+		kill(pid, SIGKILL);
+		return tap_done();
+	}
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the writer finished cleanly (status 0x%x)",
+	      status);
+	check(calls > 0, "write-throughs were made (%u)", calls);
+	if (!check(!short_calls, "every call returns the whole length (%u short or failed)", short_calls))
+		diag("first: call %d returned %lld (%s)", first_short.call, (long long)first_short.ret,
+		     atw_err(first_short.ret));
+	if (!check(!bad, "the file holds the buffer's bytes after every call (%u calls differ)", bad))
+		diag("first: call %d, page %d", first_bad.call, first_bad.bad_page);
+	atw_env_unlink("wt_copyfault");
+	return tap_done();
+}
+
+#else
+
+int main(void)
+{
+	tap_start("wt_copyfault");
+	skip(WT_UAPI_SKIP, "wt_copyfault");
+	return tap_done();
+}
+
+#endif

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Folios of a write-through stay stable and in the cache until the file
+ * system has completed the write (DESIGN.md §3.6: the I/O, then unwritten
+ * extent conversion), on the XFS mounted at DIR. A writer sends one-block
+ * RWF_WRITETHROUGH writes into the holes of a sparse file (each allocates an
+ * unwritten extent that completion converts), while another thread keeps
+ * evicting the block being written from the page cache
+ * (POSIX_FADV_DONTNEED) and reading it back in. If the folio could leave
+ * writeback before the conversion, the reader would cache the zeros of the
+ * still-unwritten extent, and the write-through's data would read as zeros
+ * after the call returned. The window is from the end of the I/O to the
+ * writer's completion: run this on a disk with some latency (scsi_debug
+ * ndelay), so that the writer sleeps and is woken for it, and the writer
+ * shares CPU 0 with a busy thread, so that it waits a while once woken,
+ * while the other thread loops on CPU 1.
+ *  - right after every call, the block reads the data written (through the
+ *    cache);
+ *  - after the cache is dropped, every block reads the data written;
+ *  - the run says how many evictions and reads the other thread made.
+ *
+ * usage: wt_evict_race DIR [SECONDS]
+ */
+#include "lib/wt_common.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#ifdef RWF_WRITETHROUGH
+
+#define NBLK 4096
+#define GEN 5
+
+static int fd;
+static size_t bs;
+static atomic_llong cur_off = -1;
+static atomic_int stop;
+static atomic_ulong evictions;
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *hog(void *arg)
+{
+	volatile unsigned long n = 0;
+
+	(void)arg;
+	pin(0);
+	while (!atomic_load(&stop))
+		n++;
+	return NULL;
+}
+
+static void *evicter(void *arg)
+{
+	unsigned char c;
+
+	(void)arg;
+	pin(1);
+	while (!atomic_load(&stop)) {
+		long long off = atomic_load(&cur_off);
+
+		if (off < 0)
+			continue;
+		posix_fadvise(fd, off, bs, POSIX_FADV_DONTNEED);
+		if (pread(fd, &c, 1, off) == 1)
+			atomic_fetch_add(&evictions, 1);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int secs = argc > 2 ? strtoul(argv[2], NULL, 0) : 20;
+	unsigned int n = 0, bad = 0, first_bad = 0, bad_after = 0, failed = 0;
+	bool first_zeros = false;
+	unsigned char *buf, *rd;
+	time_t end;
+	pthread_t th, hogger;
+	unsigned int i;
+
+	tap_start("wt_evict_race");
+	atw_env_setup(argc, argv, "wt_evict_race DIR [SECONDS]");
+	bs = atw_env()->bs;
+	buf = atw_alloc(bs);
+	rd = atw_alloc(bs);
+
+	fd = atw_env_open("wt_evict_race", O_TRUNC);
+	if (ftruncate(fd, (off_t)NBLK * bs))	/* holes below EOF */
+		tap_bail("ftruncate: %s", strerror(errno));
+	if (pthread_create(&th, NULL, evicter, NULL) || pthread_create(&hogger, NULL, hog, NULL))
+		tap_bail("pthread_create");
+	pin(0);
+
+	end = time(NULL) + secs;
+	for (i = 0; i < NBLK && time(NULL) < end; i++) {
+		off_t off = (off_t)i * bs;
+		ssize_t ret;
+
+		wt_pattern(buf, bs, off, GEN);
+		atomic_store(&cur_off, off);
+		ret = atw_pwrite(fd, buf, bs, off, RWF_WRITETHROUGH);
+		atomic_store(&cur_off, -1);
+		if (ret != (ssize_t)bs) {
+			if (!failed++)
+				diag("block %u: write-through returned %zd (%s)", i, ret, atw_err(ret));
+			continue;
+		}
+		n++;
+		if (atw_pread(fd, rd, bs, off) != (ssize_t)bs || wt_pattern_bad(rd, bs, off, GEN) >= 0) {
+			if (!bad++) {
+				first_bad = i;
+				first_zeros = wt_nonzero(rd, bs) < 0;
+			}
+		}
+	}
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+	pthread_join(hogger, NULL);
+	diag("%u one-block write-throughs into holes in about %u s; %lu evictions and reads of the block in flight",
+	     n, secs, (unsigned long)atomic_load(&evictions));
+
+	check(!failed, "every write-through returns its length (%u did not)", failed);
+	if (!check(!bad, "right after each call the block reads the data written through the cache (%u of %u did not)",
+		   bad, n))
+		diag("first: block %u (%s)", first_bad,
+		     first_zeros ? "zeros: cached from the unwritten extent" : "other data");
+	posix_fadvise(fd, 0, (off_t)NBLK * bs, POSIX_FADV_DONTNEED);
+	for (i = 0; i < n + failed; i++) {
+		off_t off = (off_t)i * bs;
+
+		if (atw_pread(fd, rd, bs, off) != (ssize_t)bs || wt_pattern_bad(rd, bs, off, GEN) >= 0)
+			bad_after++;
+	}
+	check(!bad_after, "after the cache is dropped every block reads the data written (%u do not)",
+	      bad_after);
+	close(fd);
+	atw_env_unlink("wt_evict_race");
+	free(buf);
+	free(rd);
+	return tap_done();
+}
+
+#else
+
+int main(void)
+{
+	tap_start("wt_evict_race");
+	skip(WT_UAPI_SKIP, "wt_evict_race");
+	return tap_done();
+}
+
+#endif

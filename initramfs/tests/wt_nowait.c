@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * IOCB_NOWAIT write-throughs never end short (DESIGN.md §3.8) on the XFS
+ * mounted at DIR, best on a slow disk. io_uring issues a write inline with
+ * IOCB_NOWAIT first and sends it to a worker on -EAGAIN; a short
+ * asynchronous completion is the end of it. The write here covers two
+ * blocks, each in a folio of its own, while another thread keeps the second
+ * block under writeback with write-throughs of its own, so that the inline
+ * attempt finds the first folio free and the second one busy:
+ *  - every io_uring CQE carries the full length;
+ *  - every pwritev2(RWF_WRITETHROUGH|RWF_NOWAIT) returns the full length or
+ *    -EAGAIN, never a part;
+ *  - afterwards both blocks hold whole writes (the first the last write of
+ *    the pair).
+ *
+ * usage: wt_nowait DIR [ROUNDS]
+ */
+#include "lib/wt_common.h"
+
+#include <liburing.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#ifdef RWF_WRITETHROUGH
+
+#define GEN_PAIR 1000
+#define GEN_BUSY 2000000
+
+static int fd;
+static size_t bs;
+static atomic_int stop;
+static atomic_uint busy_writes;
+
+/* Keeps block 1 under writeback: write-throughs of it, back to back. */
+static void *busy(void *arg)
+{
+	unsigned char *buf = atw_alloc(bs);
+	uint64_t gen = GEN_BUSY;
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		atw_fill(buf, bs, bs, ++gen);
+		if (atw_pwrite(fd, buf, bs, bs, RWF_WRITETHROUGH) == (ssize_t)bs)
+			atomic_fetch_add(&busy_writes, 1);
+	}
+	free(buf);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int rounds = argc > 2 ? strtoul(argv[2], NULL, 0) : 200;
+	unsigned int i, short_cqe = 0, bad_cqe = 0, partial = 0, eagain = 0, full = 0;
+	int first_short = 0, first_partial = 0;
+	struct io_uring ring;
+	unsigned char *buf, *rd;
+	pthread_t th;
+	uint64_t g;
+
+	tap_start("wt_nowait");
+	atw_env_setup(argc, argv, "wt_nowait DIR [ROUNDS]");
+	bs = atw_env()->bs;
+	buf = atw_alloc(2 * bs);
+	rd = atw_alloc(2 * bs);
+
+	/* Two blocks on disk, each cached in a folio of its own. */
+	fd = atw_env_open("wt_nowait", O_TRUNC);
+	for (i = 0; i < 2; i++) {
+		atw_fill(buf, bs, i * bs, 1);
+		if (atw_pwrite(fd, buf, bs, i * bs, 0) != (ssize_t)bs)
+			tap_bail("pre-write: %s", strerror(errno));
+	}
+	if (fsync(fd))
+		tap_bail("fsync: %s", strerror(errno));
+	if (io_uring_queue_init(8, &ring, 0))
+		tap_bail("io_uring_queue_init");
+	if (pthread_create(&th, NULL, busy, NULL))
+		tap_bail("pthread_create");
+
+	for (i = 0; i < rounds; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+		struct io_uring_cqe *cqe;
+		ssize_t ret;
+
+		atw_fill(buf, 2 * bs, 0, GEN_PAIR + 2 * i);
+		io_uring_prep_write(sqe, fd, buf, 2 * bs, 0);
+		sqe->rw_flags = RWF_WRITETHROUGH;
+		if (io_uring_submit(&ring) != 1 || io_uring_wait_cqe(&ring, &cqe))
+			tap_bail("io_uring submit/wait");
+		if (cqe->res >= 0 && cqe->res < (int)(2 * bs)) {
+			if (!short_cqe++)
+				first_short = cqe->res;
+		} else if (cqe->res != (int)(2 * bs)) {
+			bad_cqe++;
+		}
+		io_uring_cqe_seen(&ring, cqe);
+
+		atw_fill(buf, 2 * bs, 0, GEN_PAIR + 2 * i + 1);
+		ret = atw_pwrite(fd, buf, 2 * bs, 0, RWF_WRITETHROUGH | RWF_NOWAIT);
+		if (ret == (ssize_t)(2 * bs)) {
+			full++;
+		} else if (ret == -EAGAIN) {
+			eagain++;
+		} else if (!partial++) {
+			first_partial = ret;
+		}
+	}
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+	io_uring_queue_exit(&ring);
+
+	diag("%u rounds; the other thread wrote block 1 %u times; RWF_NOWAIT: %u whole, %u EAGAIN",
+	     rounds, atomic_load(&busy_writes), full, eagain);
+	check(!short_cqe, "io_uring write-through of two blocks, the second busy: every CQE carries the full length (%u short, first %d)",
+	      short_cqe, first_short);
+	check(!bad_cqe, "io_uring write-through: no CQE carries an error (%u)", bad_cqe);
+	check(!partial, "pwritev2(RWF_WRITETHROUGH|RWF_NOWAIT), the second block busy: the full length or -EAGAIN (%u otherwise, first %d)",
+	      partial, first_partial);
+
+	/* Block 0: the last write of the pair that wrote it; block 1: whole. */
+	if (atw_pread(fd, rd, 2 * bs, 0) != (ssize_t)(2 * bs))
+		tap_bail("read back");
+	check(wt_version_of(rd, bs, 0, &g) == WT_V_ONE, "block 0 holds one whole write");
+	check(wt_version_of(rd + bs, bs, bs, &g) == WT_V_ONE, "block 1 holds one whole write");
+	close(fd);
+	atw_env_unlink("wt_nowait");
+	free(buf);
+	free(rd);
+	return tap_done();
+}
+
+#else
+
+int main(void)
+{
+	tap_start("wt_nowait");
+	skip(WT_UAPI_SKIP, "wt_nowait");
+	return tap_done();
+}
+
+#endif
