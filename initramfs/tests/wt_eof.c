@@ -12,7 +12,9 @@
  *  - the file reads back as written with zeros in gaps, through the cache
  *    and after every remount (umount/mount of $ATW_DISK) -- no planted
  *    byte anywhere below i_size;
- *  - the tail of the last page past i_size reads zeros through mmap.
+ *  - the tail of the last page past i_size reads zeros through mmap;
+ *  - what a store through a shared mapping put past EOF in the last page
+ *    does not reach the device with a write-through of the EOF block.
  *
  * usage: wt_eof DIR
  */
@@ -183,6 +185,45 @@ static void sequence(struct eof_file *f)
 	verify(f, "at the end, after a remount");
 }
 
+/*
+ * A store through a shared mapping past EOF (in the last page, where it
+ * does not fault) must not reach the disk with a write-through of the EOF
+ * block: the device holds zeros past the new EOF, as writeback would write.
+ */
+static void mmap_past_eof(void)
+{
+	const struct atw_env *e = atw_env();
+	size_t bs = e->bs, ps = e->ps;
+	off_t size = 3 * (off_t)bs + 100, pg = size / ps * ps;
+	unsigned char *buf = atw_alloc(size), *dev = atw_alloc(bs), *map;
+	off_t blk = size / bs * bs;
+	long nz;
+	int fd;
+
+	fd = atw_env_open("wt_eof_mmap", O_TRUNC);
+	wt_pattern(buf, size, 0, 1);
+	if (atw_pwrite(fd, buf, size, 0, 0) != size || fsync(fd))
+		tap_bail("mmap past EOF: pre-write");
+	map = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, pg);
+	if (map == MAP_FAILED)
+		tap_bail("mmap: %s", strerror(errno));
+	/* past EOF, inside the last page */
+	memset(map + (size - pg), 0xee, ps - (size - pg));
+	munmap(map, ps);
+
+	wt_pattern(buf, 50, size, 2);
+	check(atw_pwrite(fd, buf, 50, size, RWF_WRITETHROUGH) == 50,
+	      "mmap store past EOF, then a 50-byte write-through appending to the EOF block");
+	check(wt_dev_read_range(fd, dev, blk, bs) == 0, "the EOF block is on the device");
+	nz = wt_nonzero(dev + (size + 50 - blk), bs - (size + 50 - blk));
+	if (!check(nz < 0, "the device holds zeros past the new EOF in that block, not what the mapping stored"))
+		diag("byte %lld past EOF is 0x%02x", (long long)nz, dev[size + 50 - blk + nz]);
+	close(fd);
+	atw_env_unlink("wt_eof_mmap");
+	free(buf);
+	free(dev);
+}
+
 static void run(void)
 {
 	struct eof_file pre = { "wt_eof_prealloc", atw_alloc(SPAN), 0, 0 };
@@ -205,6 +246,7 @@ static void run(void)
 	close(fd);
 	free(pre.shadow);
 	free(fresh.shadow);
+	mmap_past_eof();
 }
 #endif
 

@@ -11,9 +11,13 @@
  * still-unwritten extent, and the write-through's data would read as zeros
  * after the call returned. The window is from the end of the I/O to the
  * writer's completion: run this on a disk with some latency (scsi_debug
- * ndelay), so that the writer sleeps and is woken for it, and the writer
- * shares CPU 0 with a busy thread, so that it waits a while once woken,
- * while the other thread loops on CPU 1.
+ * ndelay), so that the writer sleeps and is woken for it; the writer shares
+ * CPU 1 with a busy thread, so that it waits a while once woken, while the
+ * other thread loops on CPU 0. The writer reads each hole into the cache
+ * before writing it, and moves that folio from its CPU's LRU batch to the
+ * LRU (the local drain of an unrelated POSIX_FADV_DONTNEED): a folio still
+ * in a batch cannot be evicted from the other CPU without a slow remote
+ * drain, which would hide the window.
  *  - right after every call, the block reads the data written (through the
  *    cache);
  *  - after the cache is dropped, every block reads the data written;
@@ -52,7 +56,7 @@ static void *hog(void *arg)
 	volatile unsigned long n = 0;
 
 	(void)arg;
-	pin(0);
+	pin(1);
 	while (!atomic_load(&stop))
 		n++;
 	return NULL;
@@ -63,7 +67,7 @@ static void *evicter(void *arg)
 	unsigned char c;
 
 	(void)arg;
-	pin(1);
+	pin(0);
 	while (!atomic_load(&stop)) {
 		long long off = atomic_load(&cur_off);
 
@@ -97,7 +101,7 @@ int main(int argc, char **argv)
 		tap_bail("ftruncate: %s", strerror(errno));
 	if (pthread_create(&th, NULL, evicter, NULL) || pthread_create(&hogger, NULL, hog, NULL))
 		tap_bail("pthread_create");
-	pin(0);
+	pin(1);
 
 	end = time(NULL) + secs;
 	for (i = 0; i < NBLK && time(NULL) < end; i++) {
@@ -105,6 +109,10 @@ int main(int argc, char **argv)
 		ssize_t ret;
 
 		wt_pattern(buf, bs, off, GEN);
+		/* the hole's zeros cached, the folio out of the LRU batch */
+		if (atw_pread(fd, rd, bs, off) != (ssize_t)bs)
+			tap_bail("read of the hole at block %u", i);
+		posix_fadvise(fd, (off_t)NBLK * bs, bs, POSIX_FADV_DONTNEED);
 		atomic_store(&cur_off, off);
 		ret = atw_pwrite(fd, buf, bs, off, RWF_WRITETHROUGH);
 		atomic_store(&cur_off, -1);

@@ -22,6 +22,10 @@
  * writes map the preallocation as unwritten and zero the rest of the block)
  * and once with RWF_WRITETHROUGH, on separate file pairs.
  *
+ * Last, an O_DIRECT|RWF_WRITETHROUGH write of one sector inside a block of a
+ * reflinked file, which XFS sends back to buffered I/O, is on the device
+ * when the call returns (where the sector is smaller than the block).
+ *
  * usage: wt_reflink DIR
  */
 #include "lib/wt_common.h"
@@ -392,6 +396,57 @@ static void run_pair(struct pair *p)
 	verify(p, "after a remount");
 }
 
+/*
+ * XFS sends an O_DIRECT write to a reflinked file that is not block aligned
+ * back to buffered I/O (-ENOTBLK); with RWF_WRITETHROUGH that buffered
+ * write must be a write-through: on the device when the call returns.
+ */
+static void dio_fallback(void)
+{
+	const struct atw_env *e = atw_env();
+	unsigned char *buf = atw_alloc(bs), *dev = atw_alloc(bs);
+	char path[512];
+	ssize_t ret;
+	int f, g, d, m;
+
+	if (e->lbs >= bs) {
+		skip("needs a sector smaller than the block", "O_DIRECT|RWF_WRITETHROUGH falling back to buffered on a reflinked file");
+		goto out;
+	}
+	f = atw_env_open("wt_reflink_df", O_TRUNC);
+	g = atw_env_open("wt_reflink_dg", O_TRUNC);
+	wt_pattern(buf, bs, 0, STALE_GEN);
+	if (atw_pwrite(f, buf, bs, 0, 0) != (ssize_t)bs || fsync(f))
+		tap_bail("dio fallback: pre-write");
+	if (ioctl(g, FICLONE, f)) {
+		skip("no reflink", "O_DIRECT|RWF_WRITETHROUGH falling back to buffered on a reflinked file");
+		close(f);
+		close(g);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/wt_reflink_df", e->dir);
+	d = open(path, O_RDWR | O_DIRECT);
+	if (d < 0)
+		tap_bail("open O_DIRECT: %s", strerror(errno));
+	wt_pattern(buf, e->lbs, e->lbs, 7);
+	ret = atw_pwrite(d, buf, e->lbs, e->lbs, RWF_WRITETHROUGH);
+	check(ret == (ssize_t)e->lbs, "O_DIRECT|RWF_WRITETHROUGH of one sector inside a block of a reflinked file returns the length (got %zd %s)",
+	      ret, atw_err(ret));
+	m = wt_dev_read_range(f, dev, 0, bs);
+	check(m == 0 && wt_pattern_bad(dev + e->lbs, e->lbs, e->lbs, 7) < 0 &&
+	      wt_pattern_bad(dev, e->lbs, 0, STALE_GEN) < 0,
+	      "O_DIRECT|RWF_WRITETHROUGH that XFS sends back to buffered I/O is on the device when the call returns (map flags 0x%x)",
+	      m);
+	close(d);
+	close(f);
+	close(g);
+	atw_env_unlink("wt_reflink_df");
+	atw_env_unlink("wt_reflink_dg");
+out:
+	free(buf);
+	free(dev);
+}
+
 static void run(void)
 {
 	struct pair control = {
@@ -409,6 +464,7 @@ static void run(void)
 	run_pair(&wt);
 	free(control.shadow);
 	free(wt.shadow);
+	dio_fallback();
 }
 #endif
 
