@@ -3,9 +3,10 @@
  * A write-through that the device fails leaves the file as a failed direct
  * write would (DESIGN.md §3.1, §3.3), on the XFS mounted at DIR, with
  * scsi_debug failing the call's write command (lib/wt_common.h wt_inject):
- *  - over a large folio (one write of the whole file made it) that has
- *    another dirty block (a buffered write to block 0 just before), and
- *    over a wholly clean one: the call returns
+ *  - over a folio that has another dirty block (a buffered write to block
+ *    0 just before; one folio holds both blocks where a page holds several
+ *    blocks, or the page cache made a large folio), and over a wholly
+ *    clean one: the call returns
  *    -EIO, and the written block reads the old data through the cache,
  *    through a shared mapping and from the device, then again after fsync
  *    and dropping the cache; the other dirty block is not lost (it reads
@@ -109,13 +110,13 @@ static void failed_overwrite(int flags, bool other_dirty)
 {
 	const struct atw_env *e = atw_env();
 	size_t bs = e->bs, flen = NBLK * bs;
-	unsigned char *buf = atw_alloc(flen), *rd = atw_alloc(flen);
+	unsigned char *buf = atw_alloc(flen), *rd = atw_alloc(flen), *dirty = atw_alloc(bs);
 	const char *what = other_dirty ? "folio with another dirty block" : "clean folio";
 	struct wt_injected inj = { 0 };
 	unsigned char *map;
 	uint64_t phys;
-	ssize_t ret;
-	int fd;
+	ssize_t ret = 0;
+	int fd, armed;
 
 	/* one write of the whole file: the page cache makes a large folio */
 	fd = atw_env_open("wt_ioerror", O_TRUNC);
@@ -127,16 +128,27 @@ static void failed_overwrite(int flags, bool other_dirty)
 		tap_bail("mmap: %s", strerror(errno));
 	if (map[2 * bs] != buf[2 * bs])	/* maps the page before the write */
 		tap_bail("mmap reads something else");
-	if (other_dirty) {
-		wt_pattern(buf, bs, 0, G_DIRTY);
-		if (atw_pwrite(fd, buf, bs, 0, 0) != (ssize_t)bs)
-			tap_bail("buffered write of block 0");
-	}
 	if (wt_phys(fd, 2 * bs, &phys))
 		tap_bail("no device address for block 2");
 
-	wt_pattern(buf, bs, 2 * bs, G_NEW);
-	ret = failed_write(fd, buf, bs, 2 * bs, flags, phys, bs, &inj);
+	/*
+	 * Arming the error syncs the file system: block 0 is dirtied after
+	 * it, right before the call.
+	 */
+	inj.opcode = (flags & RWF_ATOMIC) ? 0x9c : write_opcode;
+	while (!(armed = wt_inject_arm(&inj))) {
+		if (other_dirty) {
+			wt_pattern(dirty, bs, 0, G_DIRTY);
+			if (atw_pwrite(fd, dirty, bs, 0, 0) != (ssize_t)bs)
+				tap_bail("buffered write of block 0");
+		}
+		wt_pattern(buf, bs, 2 * bs, G_NEW);
+		ret = atw_pwrite(fd, buf, bs, 2 * bs, flags);
+		if (wt_inject_done(&inj, phys, bs))
+			break;
+	}
+	if (armed)
+		ret = armed;
 	check(ret == -EIO && (inj.mine || !inj.traced),
 	      "%s failed by the device over a %s: -EIO (got %zd %s)", kind(flags), what, ret,
 	      atw_err(ret));
@@ -170,6 +182,7 @@ static void failed_overwrite(int flags, bool other_dirty)
 	atw_env_unlink("wt_ioerror");
 	free(buf);
 	free(rd);
+	free(dirty);
 }
 
 static off_t file_size(const char *name)
