@@ -6,8 +6,11 @@
  * the file's cache dropped before every call so that the page cache builds
  * large folios that are not uptodate, while another thread keeps replacing
  * one page in the middle of the source buffer with a fresh anonymous page
- * (mmap MAP_FIXED). The copy then stops short in the middle of a large
- * folio, and the write-through retries the rest of that folio.
+ * (mmap MAP_FIXED). The copy then stops short in the middle of a folio of
+ * several pages, and the write-through retries the rest of that folio. (The
+ * page replaced is not the first of a 16 KiB folio: on this guest kernel,
+ * 4 KiB-block XFS caches buffered writes in single pages, so the case needs
+ * a block larger than a page or large folios.)
  *  - every call returns, within a deadline (the writer runs in a child
  *    process, so a writer stuck in the kernel is reported, not waited for);
  *  - every call returns the whole length (the source is always readable);
@@ -31,7 +34,7 @@
 
 #define WLEN (256u << 10)	/* one write-through */
 #define FLEN (1u << 20)		/* file already on disk */
-#define HOLE_PAGE 32		/* the page of the buffer that is replaced */
+#define HOLE_PAGE 33		/* the page of the buffer that is replaced */
 #define GEN 77
 #define DEADLINE 120		/* seconds without progress: a hang */
 
