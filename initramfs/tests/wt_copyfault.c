@@ -3,14 +3,15 @@
  * A plain RWF_WRITETHROUGH whose source buffer changes under the copy
  * (DESIGN.md §3.12: no task waits for I/O it has not submitted) on the XFS
  * mounted at DIR. A 256 KiB write-through over data already on disk, with
- * the file's cache dropped before every call so that the page cache builds
- * large folios that are not uptodate, while another thread keeps replacing
+ * the range rewritten with O_DIRECT before every call, which drops it from
+ * the page cache, so that the write-through builds folios of several pages
+ * that are not uptodate, while another thread keeps replacing
  * one page in the middle of the source buffer with a fresh anonymous page
  * (mmap MAP_FIXED). The copy then stops short in the middle of a folio of
  * several pages, and the write-through retries the rest of that folio. (The
- * page replaced is not the first of a 16 KiB folio: on this guest kernel,
- * 4 KiB-block XFS caches buffered writes in single pages, so the case needs
- * a block larger than a page or large folios.)
+ * page replaced is not the first of a 16 KiB folio, so that this also
+ * happens with 16 KiB blocks where a write-through builds block-sized
+ * folios.)
  *  - every call returns, within a deadline (the writer runs in a child
  *    process, so a writer stuck in the kernel is reported, not waited for);
  *  - every call returns the whole length (the source is always readable);
@@ -89,17 +90,21 @@ static int bad_page(int fd, unsigned char *rd)
 
 static void writer_child(int out, unsigned int secs)
 {
-	unsigned char *rd = atw_alloc(WLEN);
+	unsigned char *rd = atw_alloc(WLEN), *old = atw_alloc(WLEN);
 	struct report r = { 0 };
 	pthread_t th;
 	time_t end = time(NULL) + secs;
 	int fd = atw_env_open("wt_copyfault", 0);
+	int dfd = atw_env_open("wt_copyfault", O_DIRECT);
 
+	wt_pattern(old, WLEN, 0, GEN + 1);
 	wt_pattern(buf, WLEN, 0, GEN);
 	if (pthread_create(&th, NULL, remapper, NULL))
 		_exit(2);
 	while (time(NULL) < end) {
-		posix_fadvise(fd, 0, FLEN, POSIX_FADV_DONTNEED);
+		/* on the device, and no longer in the page cache */
+		if (atw_pwrite(dfd, old, WLEN, 0, 0) != WLEN)
+			_exit(4);
 		r.ret = atw_pwrite(fd, buf, WLEN, 0, RWF_WRITETHROUGH);
 		r.bad_page = r.ret == WLEN ? bad_page(fd, rd) : -1;
 		r.call++;
@@ -108,6 +113,7 @@ static void writer_child(int out, unsigned int secs)
 	}
 	atomic_store(&stop, 1);
 	pthread_join(th, NULL);
+	close(dfd);
 	close(fd);
 	_exit(0);
 }
