@@ -169,7 +169,7 @@ static void failed_overwrite(int flags, bool other_dirty)
 	if (other_dirty)
 		check(ret == 0, "%s failed over a %s: fsync writes the other block (%s)", kind(flags),
 		      what, atw_err(ret));
-	posix_fadvise(fd, 0, flen, POSIX_FADV_DONTNEED);
+	wt_drop_caches();
 	ret = atw_pread(fd, rd, flen, 0);
 	check(ret == (ssize_t)flen && block_is(rd + 2 * bs, 2, G_OLD),
 	      "%s failed over a %s: after fsync and a dropped cache the block reads old (%s)",
