@@ -302,9 +302,6 @@ int main(int argc, char **argv)
 		     fresh.dio_max);
 		return tap_done();
 	}
-	/* the remount needs the mount point free */
-	if (chdir("/"))
-		tap_bail("chdir /: %s", strerror(errno));
 	run();
 	return tap_done();
 }

@@ -2,9 +2,9 @@
 /*
  * A plain RWF_WRITETHROUGH whose source buffer changes under the copy
  * (DESIGN.md §3.12: no task waits for I/O it has not submitted) on the XFS
- * mounted at DIR. A 256 KiB write-through over data already on disk, with
- * the range rewritten with O_DIRECT before every call, which drops it from
- * the page cache, so that the write-through builds folios of several pages
+ * mounted at DIR. A 256 KiB write-through over data on disk, the range
+ * written with O_DIRECT before every call, which also drops it from the
+ * page cache, so that the write-through builds folios of several pages
  * that are not uptodate, while another thread keeps replacing
  * one page in the middle of the source buffer with a fresh anonymous page
  * (mmap MAP_FIXED). The copy then stops short in the middle of a folio of
@@ -34,7 +34,6 @@
 #ifdef RWF_WRITETHROUGH
 
 #define WLEN (256u << 10)	/* one write-through */
-#define FLEN (1u << 20)		/* file already on disk */
 #define HOLE_PAGE 33		/* the page of the buffer that is replaced */
 #define GEN 77
 #define DEADLINE 120		/* seconds without progress: a hang */
@@ -145,8 +144,7 @@ int main(int argc, char **argv)
 	unsigned int secs = argc > 2 ? strtoul(argv[2], NULL, 0) : 20;
 	unsigned int calls = 0, short_calls = 0, bad = 0;
 	struct report r, first_bad = { 0 }, first_short = { 0 };
-	unsigned char *init;
-	int fd, pfd[2], status = 0, hung = 0;
+	int pfd[2], status = 0, hung = 0;
 	struct pollfd pf;
 	pid_t pid;
 
@@ -154,14 +152,8 @@ int main(int argc, char **argv)
 	atw_env_setup(argc, argv, "wt_copyfault DIR [SECONDS]");
 	ps = atw_env()->ps;
 
-	/* The file is on disk, so nothing is delalloc and reads come from it. */
-	init = atw_alloc(FLEN);
-	wt_pattern(init, FLEN, 0, GEN + 1);
-	fd = atw_env_open("wt_copyfault", O_TRUNC);
-	if (atw_pwrite(fd, init, FLEN, 0, 0) != FLEN || fsync(fd))
-		tap_bail("initial write: %s", strerror(errno));
-	close(fd);
-	free(init);
+	/* the writer's O_DIRECT writes put the range on disk */
+	close(atw_env_open("wt_copyfault", O_TRUNC));
 
 	buf = mmap(NULL, WLEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED || pipe(pfd))

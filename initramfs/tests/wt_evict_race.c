@@ -39,7 +39,6 @@ static atomic_llong cur_off = -1;
 static atomic_int stop;
 static atomic_ulong evictions;
 
-
 static void *evicter(void *arg)
 {
 	unsigned char c;

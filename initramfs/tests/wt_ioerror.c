@@ -18,7 +18,7 @@
  *    advertises buffered atomic writes of one block: the unit reads wholly
  *    old.
  *
- * usage: wt_ioerror DIR (an absolute path: the test remounts it)
+ * usage: wt_ioerror DIR
  */
 #include "lib/wt_common.h"
 
@@ -57,20 +57,28 @@ static void find_write_opcode(void)
 /*
  * One write of len bytes at off with flags, with the device failing its
  * write command. phys/plen: the device range the call writes, or 0/~0 for
- * a call that allocates (any failed command of the opcode counts).
+ * a call that allocates (any failed command of the opcode counts). With
+ * dirty0, block 0 gets a buffered write of generation G_DIRTY right before
+ * the call: arming the error syncs the file system, so it must come after.
  */
 static ssize_t failed_write(int fd, const void *buf, size_t len, off_t off, int flags,
-			    uint64_t phys, uint64_t plen, struct wt_injected *inj)
+			    uint64_t phys, uint64_t plen, bool dirty0, struct wt_injected *inj)
 {
+	size_t bs = atw_env()->bs;
+	unsigned char *dirty = atw_alloc(bs);
 	ssize_t ret = 0;
 	int armed;
 
+	wt_pattern(dirty, bs, 0, G_DIRTY);
 	inj->opcode = (flags & RWF_ATOMIC) ? 0x9c : write_opcode;
 	while (!(armed = wt_inject_arm(inj))) {
+		if (dirty0 && atw_pwrite(fd, dirty, bs, 0, 0) != (ssize_t)bs)
+			tap_bail("buffered write of block 0");
 		ret = atw_pwrite(fd, buf, len, off, flags);
 		if (wt_inject_done(inj, phys, plen))
 			break;
 	}
+	free(dirty);
 	return armed ? armed : ret;
 }
 
@@ -103,20 +111,21 @@ static const char *gen_name(const unsigned char *b, unsigned int blk)
 }
 
 /*
- * Failed write of one block at block 2 of a file on disk, whose cache holds
- * one large folio; with other_dirty, block 0 has just been written (dirty).
+ * Failed write of one block at block 2 of a file on disk, cached after one
+ * write of the whole file; with other_dirty, block 0 has just been written
+ * (dirty), in the same folio where a folio holds several blocks.
  */
 static void failed_overwrite(int flags, bool other_dirty)
 {
 	const struct atw_env *e = atw_env();
 	size_t bs = e->bs, flen = NBLK * bs;
-	unsigned char *buf = atw_alloc(flen), *rd = atw_alloc(flen), *dirty = atw_alloc(bs);
+	unsigned char *buf = atw_alloc(flen), *rd = atw_alloc(flen);
 	const char *what = other_dirty ? "folio with another dirty block" : "clean folio";
 	struct wt_injected inj = { 0 };
 	unsigned char *map;
 	uint64_t phys;
-	ssize_t ret = 0;
-	int fd, armed;
+	ssize_t ret;
+	int fd;
 
 	/* one write of the whole file: the page cache makes a large folio */
 	fd = atw_env_open("wt_ioerror", O_TRUNC);
@@ -131,24 +140,8 @@ static void failed_overwrite(int flags, bool other_dirty)
 	if (wt_phys(fd, 2 * bs, &phys))
 		tap_bail("no device address for block 2");
 
-	/*
-	 * Arming the error syncs the file system: block 0 is dirtied after
-	 * it, right before the call.
-	 */
-	inj.opcode = (flags & RWF_ATOMIC) ? 0x9c : write_opcode;
-	while (!(armed = wt_inject_arm(&inj))) {
-		if (other_dirty) {
-			wt_pattern(dirty, bs, 0, G_DIRTY);
-			if (atw_pwrite(fd, dirty, bs, 0, 0) != (ssize_t)bs)
-				tap_bail("buffered write of block 0");
-		}
-		wt_pattern(buf, bs, 2 * bs, G_NEW);
-		ret = atw_pwrite(fd, buf, bs, 2 * bs, flags);
-		if (wt_inject_done(&inj, phys, bs))
-			break;
-	}
-	if (armed)
-		ret = armed;
+	wt_pattern(buf, bs, 2 * bs, G_NEW);
+	ret = failed_write(fd, buf, bs, 2 * bs, flags, phys, bs, other_dirty, &inj);
 	check(ret == -EIO && (inj.mine || !inj.traced),
 	      "%s failed by the device over a %s: -EIO (got %zd %s)", kind(flags), what, ret,
 	      atw_err(ret));
@@ -182,7 +175,6 @@ static void failed_overwrite(int flags, bool other_dirty)
 	atw_env_unlink("wt_ioerror");
 	free(buf);
 	free(rd);
-	free(dirty);
 }
 
 static off_t file_size(const char *name)
@@ -213,7 +205,7 @@ static void failed_extend(int flags, off_t size, off_t off, size_t len, const ch
 		free(old);
 	}
 	wt_pattern(buf, len, off, G_NEW);
-	ret = failed_write(fd, buf, len, off, flags, 0, ~0ULL, &inj);
+	ret = failed_write(fd, buf, len, off, flags, 0, ~0ULL, false, &inj);
 	check(ret == -EIO, "%s %s failed by the device: -EIO (got %zd %s)", kind(flags), what, ret,
 	      atw_err(ret));
 	got = file_size("wt_ioerror_size");
@@ -254,9 +246,6 @@ int main(int argc, char **argv)
 		skip("no scsi_debug error injection in debugfs", "wt_ioerror");
 		return tap_done();
 	}
-	/* the test file system is remounted: do not stand in it */
-	if (chdir("/"))
-		tap_bail("chdir /: %s", strerror(errno));
 	have_atomic = e->lim.buf && e->lim.buf_min <= e->bs && e->lim.buf_max >= e->bs;
 	find_write_opcode();
 	run(RWF_WRITETHROUGH);

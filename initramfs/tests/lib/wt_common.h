@@ -407,9 +407,13 @@ static inline long long wt_sdebug_param(const char *name)
 	return strtoll(buf, NULL, 0);
 }
 
+/* Unmounts the test file system, leaving it first (a program run by
+ * scripts/boot starts inside it). */
 static inline int wt_umount(void)
 {
 	sync();
+	if (chdir("/"))
+		return -errno;
 	if (umount(atw_env()->dir))
 		return -errno;
 	return 0;
