@@ -22,6 +22,7 @@
  */
 #include "lib/wt_common.h"
 
+#include <linux/falloc.h>
 #include <sys/mman.h>
 
 #ifdef RWF_WRITETHROUGH
@@ -186,14 +187,19 @@ static off_t file_size(const char *name)
 	return stat(path, &st) ? -1 : st.st_size;
 }
 
-/* A failed write at off (len bytes) into a file of size bytes on disk. */
+/*
+ * A failed write at off (len bytes) into a file of size bytes on disk, its
+ * blocks reserved past EOF.
+ */
 static void failed_extend(int flags, off_t size, off_t off, size_t len, const char *what)
 {
-	unsigned char *buf = atw_alloc(len + atw_env()->bs);
+	size_t bs = atw_env()->bs;
+	unsigned char *buf = atw_alloc(len + bs);
 	struct wt_injected inj = { 0 };
-	off_t got;
+	uint64_t phys = 0, avail = 0;
+	off_t got, rb, rlen;
 	ssize_t ret;
-	int fd;
+	int fd, m;
 
 	fd = atw_env_open("wt_ioerror_size", O_TRUNC);
 	if (size) {
@@ -204,14 +210,26 @@ static void failed_extend(int flags, off_t size, off_t off, size_t len, const ch
 			tap_bail("pre-write: %s", strerror(errno));
 		free(old);
 	}
+	/*
+	 * Blocks reserved past EOF (KEEP_SIZE: i_size stays), so that the
+	 * call's device range is known and the injected error is judged only
+	 * when it hit the call's own command, not a metadata write.
+	 */
+	rb = off / bs * bs;
+	rlen = (off + len + bs - 1) / bs * bs - rb;
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, rb, rlen))
+		tap_bail("%s: fallocate: %s", what, strerror(errno));
+	m = wt_map(fd, rb, &phys, &avail);
+	if ((m && m != WT_MAP_UNWRITTEN) || avail < (uint64_t)rlen)
+		tap_bail("%s: no single extent under the range (map flags 0x%x)", what, m);
 	wt_pattern(buf, len, off, G_NEW);
-	ret = failed_write(fd, buf, len, off, flags, 0, ~0ULL, false, &inj);
-	check(ret == -EIO, "%s %s failed by the device: -EIO (got %zd %s)", kind(flags), what, ret,
-	      atw_err(ret));
+	ret = failed_write(fd, buf, len, off, flags, phys, rlen, false, &inj);
+	check(ret == -EIO && (inj.mine || !inj.traced),
+	      "%s %s failed by the device: -EIO (got %zd %s)", kind(flags), what, ret, atw_err(ret));
 	got = file_size("wt_ioerror_size");
 	check(got == size, "%s %s failed: i_size stays %lld (got %lld)", kind(flags), what,
 	      (long long)size, (long long)got);
-	ret = atw_pread(fd, buf, len + atw_env()->bs, size);
+	ret = atw_pread(fd, buf, len + bs, size);
 	check(ret == 0, "%s %s failed: a read at the old EOF returns nothing (got %zd)", kind(flags),
 	      what, ret);
 	close(fd);
