@@ -6,6 +6,8 @@
 #   mkfs_xfs BLOCKSIZE             make XFS on ATW_DISK, mount on ATW_MNT
 #   unmount                        unmount ATW_MNT
 #   run NAME PROG [ARGS...]        run one test program, record its results
+#   run_with_fix SUBJECT NAME PROG [ARGS...]
+#                                  run only if the kernel has patch SUBJECT
 #
 # Disk model: scsi_debug with jdelay=0 and ndelay=$ATW_NDELAY (default 0 ns):
 # no hidden per-command jiffy. The flush cost is scsi_debug's (1/20 s when
@@ -99,5 +101,26 @@ run() {
 	printf '{"test":"%s","name":"%s","config":"%s","variant":"%s","rc":%d,"passed":%d,"failed":%d,"skipped":%d,"seconds":%d}\n' \
 		"$id" "$name" "$ATW_CONFIG" "$ATW_VARIANT" "$rc" "$p" "$f" "$s" "$secs" \
 		>>/results/summary.jsonl
+	return 0
+}
+
+# run_with_fix SUBJECT NAME PROG [ARGS...]: a test of a bug the Debian 6.12
+# tree has (a splat fails the whole boot), run only on kernels built with the
+# patch that fixes it; a kernel without it records one SKIP naming the patch.
+run_with_fix() {
+	subject=$1
+	shift
+	if grep -qxF "$subject" /etc/atw-patches 2>/dev/null; then
+		run "$@"
+		return 0
+	fi
+	id="${1}${ATW_CONFIG:+@$ATW_CONFIG}"
+	tap=/results/$(echo "$id" | tr '@/' '__').tap
+	{
+		echo "ok 1 - $1 # SKIP this kernel lacks the fix \"$subject\""
+		echo "0 passed, 0 failed, 1 skipped"
+	} | tee "$tap"
+	printf '{"test":"%s","name":"%s","config":"%s","variant":"%s","rc":0,"passed":0,"failed":0,"skipped":1,"seconds":0}\n' \
+		"$id" "$1" "$ATW_CONFIG" "$ATW_VARIANT" >>/results/summary.jsonl
 	return 0
 }

@@ -352,42 +352,56 @@ static void part_threads(enum bmode m, int flags, const char *what)
 	size_t len = flags & RWF_ATOMIC ? (e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min) : 2 * e->bs;
 	unsigned char *abuf = atw_alloc(len), *dev = atw_alloc(len);
 	struct race x = { 0 };
-	unsigned int i, exercised, aerr = 0;
+	unsigned int i, exercised = 0, aerr = 0, attempt;
 	struct range r;
 	pthread_t th;
 	uint64_t gen;
-	int err, bad, ov;
+	int err = 0, bad = 0, ov = 0;
 
 	range_open(&r, "wt_stable_race", len, flags);
 	x.r = &r;
 	x.m = m;
-	err = wt_tr_start();
-	pthread_create(&th, NULL, b_thread, &x);
-	for (i = 0; i < iters; i++) {
-		atw_fill(abuf, len, r.off, 100 + i);
-		if (atw_pwrite(r.fd, abuf, len, r.off, flags) != (ssize_t)len)
-			aerr++;
-		if (m != B_MMAP) {
-			x.samples++;
-			if (wt_dev_pread(dev, len, r.phys) != (ssize_t)len ||
-			    wt_version_of(dev, len, r.off, &gen) != WT_V_ONE)
-				x.mixed++;
+	/*
+	 * Whether B ever starts while A's I/O is in flight depends on the
+	 * scheduling of two threads on a loaded host (usually 5-15 % of B's
+	 * operations, once 0 in about 50 runs): up to three attempts, each
+	 * judged on its own trace, until one exercised the race.
+	 */
+	for (attempt = 1; attempt <= 3 && !exercised && !err; attempt++) {
+		x.nb = 0;
+		atomic_store(&x.stop, 0);
+		err = wt_tr_start();
+		pthread_create(&th, NULL, b_thread, &x);
+		for (i = 0; i < iters; i++) {
+			atw_fill(abuf, len, r.off, 100 + i);
+			if (atw_pwrite(r.fd, abuf, len, r.off, flags) != (ssize_t)len)
+				aerr++;
+			if (m != B_MMAP) {
+				x.samples++;
+				if (wt_dev_pread(dev, len, r.phys) != (ssize_t)len ||
+				    wt_version_of(dev, len, r.off, &gen) != WT_V_ONE)
+					x.mixed++;
+			}
 		}
+		atomic_store(&x.stop, 1);
+		pthread_join(th, NULL);
+		err = err ? err : wt_tr_stop(e->lbs);
+		if (err)
+			break;
+		bad = order_violations(&r, x.nb, 0, &exercised);
+		ov += wt_tr_concurrent_overlaps(r.phys, r.phys + len);
+		diag("%s vs %s: attempt %u: %u of %u operations started while a write to the range was in flight",
+		     what, bname[m], attempt, exercised, x.nb);
+		if (bad || ov)
+			break;
 	}
-	atomic_store(&x.stop, 1);
-	pthread_join(th, NULL);
-	err = err ? err : wt_tr_stop(e->lbs);
 	check(aerr == 0 && x.errors == 0, "%s vs %s: every write returned its length (%u, %u failed)",
 	      what, bname[m], aerr, x.errors);
 	if (!check(!err, "%s vs %s: trace complete (%d)", what, bname[m], err))
 		goto out;
-	bad = order_violations(&r, x.nb, 0, &exercised);
-	diag("%s vs %s: %u of %u operations started while a write to the range was in flight",
-	     what, bname[m], exercised, x.nb);
 	check(exercised > 0, "%s vs %s: the race was exercised", what, bname[m]);
 	check(bad == 0, "%s vs %s: an operation started during a write's I/O waits for it (%d did not)",
 	      what, bname[m], bad);
-	ov = wt_tr_concurrent_overlaps(r.phys, r.phys + len);
 	check(ov == 0, "%s vs %s: never two writes to the range in flight together (%d pairs)",
 	      what, bname[m], ov);
 	if (m != B_MMAP) {

@@ -1,30 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One-block O_DIRECT RWF_ATOMIC writes and statx(STATX_WRITE_ATOMIC) on
- * files that share blocks (reflink), on the XFS mounted at DIR. Skipped
- * when statx advertises no DIO atomic writes, or a unit range without the
- * file system block size.
+ * One-block atomic writes and their statx limits on files that share blocks
+ * (reflink), on the XFS mounted at DIR, through every atomic write path the
+ * kernel offers: O_DIRECT RWF_ATOMIC ("dio"), RWF_ATOMIC|RWF_WRITETHROUGH
+ * ("wt"), and buffered RWF_ATOMIC followed by fdatasync ("buf", the
+ * writeback-time design). A path is run when statx advertises its limits
+ * (the DIO query for dio, the buffered query for wt and buf) for one
+ * block, and, for wt and buf, a trial write of one block to an unshared
+ * file is accepted; otherwise it is one SKIP saying why.
  *
- * Files: F, written and opened (the "old" fd) before anything is cloned;
- * G = FICLONE of F; F2 and H = FICLONE_RANGE of the first half of F2. Then
- * G is deleted and F unshared with FALLOC_FL_UNSHARE_RANGE, and everything
- * is remounted. At every step:
- *  - statx of each file advertises the DIO atomic limits that any regular
- *    file on this file system advertises: sharing blocks, having shared
- *    them, or being a clone does not change what a file can do (fsx and
- *    databases read statx once, when they open the file);
+ * Files, per path: F, written and opened (the "old" fd) before anything is
+ * cloned; G = FICLONE of F; F2 and H = FICLONE_RANGE of the first half of
+ * F2. Then G is deleted and F unshared with FALLOC_FL_UNSHARE_RANGE, and
+ * everything is remounted. At every step:
+ *  - statx of each file advertises the atomic limits of that path that any
+ *    regular file on this file system advertises: sharing blocks, having
+ *    shared them, or being a clone does not change what a file can do (fsx
+ *    and databases read statx once, when they open the file);
  *  - every one-block atomic write, to a shared block and to an unshared one,
  *    through an fd opened before the clone, after it, or after the unshare,
  *    agrees with statx at that moment: advertised -> it succeeds and reaches
- *    the device as exactly one WRITE ATOMIC(16) of that block at the block's
- *    address after the write (the new one when the write went out of place);
- *    not advertised -> it fails with EOPNOTSUPP;
- *  - every block of every file reads what was last written to it (a write
- *    to a shared block never shows through the other file), also after a
- *    remount.
+ *    the device (by the time the write, or for buf its fdatasync, returns)
+ *    as exactly one WRITE ATOMIC(16) of that block at the block's address
+ *    after the write (the new one when the write went out of place) and no
+ *    other write there; not advertised -> it fails with EOPNOTSUPP;
+ *  - every block of every file reads what was last written to it, through
+ *    the page cache and with O_DIRECT (a write to a shared block never shows
+ *    through the other file), also after a remount.
  * "observed:" diag lines give statx and the write result of every step.
  *
- * usage: base_reflink_atomic DIR
+ * usage: reflink_atomic DIR
  */
 #include "lib/wt_common.h"
 
@@ -40,37 +45,98 @@ struct tfile {
 	uint64_t gen[NBLK];
 };
 
+/* The atomic write paths, in the order they are run. */
+enum apath { P_DIO, P_WT, P_BUF, NPATH };
+static const char *const path_name[NPATH] = { "dio", "wt", "buf" };
+
 static unsigned int bs;
 static struct atw_limits fresh;	/* what a new regular file advertises */
 static struct devcount dc;
+static enum apath cur;		/* the path being run */
 
-static struct tfile f = { .name = "bra_f" };
-static struct tfile g = { .name = "bra_g" };
-static struct tfile f2 = { .name = "bra_f2" };
-static struct tfile h = { .name = "bra_h" };
+static char names[4][32];
+static struct tfile f, g, f2, h;
 
-/* statx of fd; true if it advertises one-block O_DIRECT atomic writes. */
+/* The pwritev2 flags of an atomic write on path p; 0 if the uapi lacks them. */
+static int path_flags(enum apath p)
+{
+	switch (p) {
+	case P_DIO:
+	case P_BUF:
+		return RWF_ATOMIC;
+	case P_WT:
+#ifdef RWF_WRITETHROUGH
+		return RWF_ATOMIC | RWF_WRITETHROUGH;
+#else
+		return 0;
+#endif
+	default:
+		return 0;
+	}
+}
+
+/* l advertises one-block atomic writes for path p: its unit, or 0. */
+static bool lim_advertises(enum apath p, const struct atw_limits *l)
+{
+	if (p == P_DIO)
+		return l->dio && l->dio_min <= bs && bs <= l->dio_max;
+	return l->buf && l->buf_min <= bs && bs <= l->buf_max;
+}
+
+/* statx of fd; true if it advertises one-block atomic writes on cur. */
 static bool advertises(int fd, const char *what, struct atw_limits *l)
 {
 	int ret = atw_statx_limits(fd, NULL, l);
 
 	if (ret)
 		tap_bail("statx %s: %s", what, strerror(-ret));
-	return l->dio && l->dio_min <= bs && bs <= l->dio_max;
+	return lim_advertises(cur, l);
 }
 
-/* statx of fd advertises what a fresh regular file does. */
+/* statx of fd advertises what a fresh regular file does, on cur. */
 static void same_as_fresh(int fd, const char *what)
 {
 	struct atw_limits l;
 	bool adv = advertises(fd, what, &l);
+	bool dio = cur == P_DIO;
 
 	atw_print_limits(what, &l);
-	check(adv && l.dio_min == fresh.dio_min && l.dio_max == fresh.dio_max &&
-	      l.dio_segs == fresh.dio_segs,
-	      "%s: statx advertises DIO atomic writes [%u..%u] like any regular file here (got %s [%u..%u])",
-	      what, fresh.dio_min, fresh.dio_max, l.dio ? "yes" : "no", l.dio_min,
-	      l.dio_max);
+	check(adv && (dio ? l.dio_min == fresh.dio_min && l.dio_max == fresh.dio_max &&
+			      l.dio_segs == fresh.dio_segs :
+			    l.buf_min == fresh.buf_min && l.buf_max == fresh.buf_max &&
+			      l.buf_segs == fresh.buf_segs),
+	      "%s: %s: statx advertises %s atomic writes [%u..%u] like any regular file here (got %s [%u..%u])",
+	      path_name[cur], what, dio ? "DIO" : "buffered", dio ? fresh.dio_min : fresh.buf_min,
+	      dio ? fresh.dio_max : fresh.buf_max,
+	      (dio ? l.dio : l.buf) ? "yes" : "no", dio ? l.dio_min : l.buf_min,
+	      dio ? l.dio_max : l.buf_max);
+}
+
+/* Turns O_DIRECT on or off on fd (the buffered paths write without it). */
+static void set_direct(int fd, bool on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) < 0)
+		tap_bail("fcntl O_DIRECT %s: %s", on ? "on" : "off", strerror(errno));
+}
+
+/*
+ * One atomic write of len bytes at off through fd on path p, with what makes
+ * it durable (fdatasync for buf). Returns bytes written or -errno.
+ */
+static ssize_t path_write(enum apath p, int fd, const void *buf, size_t len, off_t off)
+{
+	ssize_t ret;
+
+	if (p != P_DIO)
+		set_direct(fd, false);
+	ret = atw_pwrite(fd, buf, len, off, path_flags(p));
+	if (ret == (ssize_t)len && p == P_BUF && fdatasync(fd))
+		ret = -errno;
+	if (p != P_DIO)
+		set_direct(fd, true);
+	return ret;
 }
 
 /* "shared" or "unshared" for the data extent under off (FIEMAP). */
@@ -121,12 +187,12 @@ static void atomic_block(int fd, const char *via, struct tfile *t, unsigned int 
 	bool adv;
 	int err;
 
-	snprintf(what, sizeof(what), "%s block %u (%s), fd opened %s", t->name, blk,
-		 sharing(fd, off), via);
+	snprintf(what, sizeof(what), "%s: %s block %u (%s), fd opened %s",
+		 path_name[cur], t->name, blk, sharing(fd, off), via);
 	adv = advertises(fd, what, &l);
 	wt_pattern(buf, bs, off, gen);
 	err = devcount_start();
-	ret = atw_pwrite(fd, buf, bs, off, RWF_ATOMIC);
+	ret = path_write(cur, fd, buf, bs, off);
 	err = err ? err : devcount_stop(&dc, atw_env()->lbs);
 	diag("observed: %s: statx %s, atomic write %s", what,
 	     adv ? "advertises" : "does not advertise",
@@ -156,22 +222,33 @@ out:
 	free(buf);
 }
 
-static void verify(const struct tfile *t, const char *when)
+/* Every block of t reads what was last written to it, through fd. */
+static long first_bad(const struct tfile *t, int fd, void *buf)
 {
-	int fd = atw_env_open(t->name, O_DIRECT);
-	void *buf = atw_alloc(bs);
-	long bad = -1;
 	unsigned int i;
 
-	for (i = 0; i < t->nblk && bad < 0; i++) {
+	for (i = 0; i < t->nblk; i++) {
 		if (atw_pread(fd, buf, bs, (off_t)i * bs) != (ssize_t)bs ||
 		    wt_pattern_bad(buf, bs, t->off[i], t->gen[i]) >= 0)
-			bad = i;
+			return i;
 	}
-	check(bad < 0, "%s %s: every block reads what was last written to it (first bad block %ld)",
-	      t->name, when, bad);
+	return -1;
+}
+
+static void verify(const struct tfile *t, const char *when)
+{
+	int fd = atw_env_open(t->name, 0);
+	int dfd = atw_env_open(t->name, O_DIRECT);
+	void *buf = atw_alloc(bs);
+	long cached = first_bad(t, fd, buf);
+	long direct = first_bad(t, dfd, buf);
+
+	check(cached < 0 && direct < 0,
+	      "%s: %s %s: every block reads what was last written to it, through the cache and with O_DIRECT (first bad block %ld, %ld)",
+	      path_name[cur], t->name, when, cached, direct);
 	free(buf);
 	close(fd);
+	close(dfd);
 }
 
 static void clone_copy(struct tfile *dst, const struct tfile *src, unsigned int nblk)
@@ -187,10 +264,18 @@ static void clone_copy(struct tfile *dst, const struct tfile *src, unsigned int 
 
 static void run(void)
 {
+	struct tfile *tf[4] = { &f, &g, &f2, &h };
+	static const char *const base[4] = { "f", "g", "f2", "h" };
 	struct file_clone_range fcr;
 	int fd_old, fd_mid, fd_new, fd_g, fd_f2, fd_h;
 	unsigned int i, nshared;
 	char path[512];
+
+	for (i = 0; i < 4; i++) {
+		snprintf(names[i], sizeof(names[i]), "ra_%s_%s", path_name[cur], base[i]);
+		memset(tf[i], 0, sizeof(*tf[i]));
+		tf[i]->name = names[i];
+	}
 
 	/* F, opened before anything is cloned */
 	fd_old = atw_env_open(f.name, O_DIRECT | O_TRUNC);
@@ -201,7 +286,8 @@ static void run(void)
 	/* G = FICLONE of F: every block of both is shared */
 	fd_g = atw_env_open(g.name, O_DIRECT | O_TRUNC);
 	if (ioctl(fd_g, FICLONE, fd_old) < 0) {
-		skip(strerror(errno), "FICLONE (no reflink on this file system)");
+		skip(strerror(errno), "%s: FICLONE (no reflink on this file system)",
+		     path_name[cur]);
 		close(fd_g);
 		close(fd_old);
 		return;
@@ -284,24 +370,58 @@ static void run(void)
 	close(fd_h);
 }
 
+/*
+ * Why path p cannot be run here, or NULL: statx must advertise one block
+ * for it, and a trial atomic write of one block to an unshared file must be
+ * accepted (the buffered query also answers for the write-through path, so
+ * only the write tells wt from buf).
+ */
+static const char *path_unavailable(enum apath p)
+{
+	static char why[160];
+	const char *name = "ra_trial";
+	void *buf;
+	ssize_t ret;
+	int fd;
+
+	if (!path_flags(p))
+		return "uapi has no RWF_WRITETHROUGH";
+	if (!lim_advertises(p, &fresh)) {
+		snprintf(why, sizeof(why), "statx advertises no %s atomic unit of one block (%u)",
+			 p == P_DIO ? "DIO" : "buffered", bs);
+		return why;
+	}
+	buf = atw_alloc(bs);
+	wt_pattern(buf, bs, 0, 1);
+	fd = atw_env_open(name, O_DIRECT | O_TRUNC);
+	ret = path_write(p, fd, buf, bs, 0);
+	close(fd);
+	atw_env_unlink(name);
+	free(buf);
+	if (ret == (ssize_t)bs)
+		return NULL;
+	snprintf(why, sizeof(why), "a one-block %s atomic write to an unshared file fails (%s)",
+		 path_name[p], ret < 0 ? strerror(-ret) : "short");
+	return why;
+}
+
 int main(int argc, char **argv)
 {
 	struct atw_env *e;
+	const char *why;
 
-	tap_start("base_reflink_atomic");
-	e = atw_env_setup(argc, argv, "base_reflink_atomic DIR");
+	tap_start("reflink_atomic");
+	e = atw_env_setup(argc, argv, "reflink_atomic DIR");
 	bs = e->bs;
 	fresh = e->lim;
-	if (!fresh.dio) {
-		skip("statx advertises no DIO atomic writes", "base_reflink_atomic");
-		return tap_done();
+	for (cur = 0; cur < NPATH; cur++) {
+		why = path_unavailable(cur);
+		if (why) {
+			skip(why, "reflink_atomic: %s path", path_name[cur]);
+			continue;
+		}
+		diag("%s path: RWF flags 0x%x", path_name[cur], (unsigned int)path_flags(cur));
+		run();
 	}
-	if (bs < fresh.dio_min || bs > fresh.dio_max) {
-		skip("block size outside the DIO atomic unit range",
-		     "base_reflink_atomic: %u not in [%u..%u]", bs, fresh.dio_min,
-		     fresh.dio_max);
-		return tap_done();
-	}
-	run();
 	return tap_done();
 }
