@@ -145,6 +145,7 @@ static aio_context_t aio_ctx;
 static uint8_t write_opcode = 0x8a;
 /* Atomic kinds this kernel refuses (EOPNOTSUPP) on shared extents. */
 static bool shared_refused[NWRITEKINDS];
+static unsigned long missed_faults;
 
 static struct op *ops;
 static size_t nops, capops;
@@ -777,6 +778,29 @@ static int check_device(const struct op *o, int fi, uint64_t off, uint64_t len, 
 	return ret;
 }
 
+/* Most failed completions of one device command inside [phys, +len). */
+static int max_failed_in(uint64_t phys, uint64_t len)
+{
+	int i, j, n, best = 0;
+
+	for (i = 0; i < wt_tr()->n; i++) {
+		const struct wt_ev *x = &wt_tr()->ev[i];
+
+		if (x->kind != WT_EV_DONE || !x->failed || !x->cdblen ||
+		    x->off >= phys + len || x->off + x->bytes <= phys)
+			continue;
+		for (n = 0, j = 0; j < wt_tr()->n; j++) {
+			const struct wt_ev *y = &wt_tr()->ev[j];
+
+			n += y->kind == WT_EV_DONE && y->failed && y->off == x->off &&
+			     y->bytes == x->bytes;
+		}
+		if (n > best)
+			best = n;
+	}
+	return best;
+}
+
 static int exec_fault(struct op *o)
 {
 	struct rfile *f = &files[o->file];
@@ -797,7 +821,13 @@ static int exec_fault(struct op *o)
 	    fallocate(f->fd, FALLOC_FL_UNSHARE_RANGE | FALLOC_FL_KEEP_SIZE, rb,
 		      min64(re, rup(f->size, bs)) - rb))
 		return bad(o, "fault: unshare: %s", strerror(errno));
-	/* the dirty neighbour: the block before the range, or after it */
+	/*
+	 * The dirty neighbour (write-throughs only: a direct write flushes the
+	 * folio, neighbour included, into the injected error): the block
+	 * before the range, or after it.
+	 */
+	if (o->n && k != K_WT && k != K_WT_ATOMIC)
+		o->n = 0;
 	if (o->n) {
 		if (rb >= lo + bs && rb - bs < f->size)
 			nbr = rb - bs;
@@ -833,14 +863,24 @@ static int exec_fault(struct op *o)
 	bg_resume();
 	if (armed)
 		return bad(o, "fault: cannot arm the injected error: %s", strerror(-armed));
+	/* whatever failed, no other data may have been lost: fsync is clean */
+	if (fsync(f->fd))
+		return bad(o, "%s: fsync after the call: %s (data other than the call's lost)", what,
+			   strerror(errno));
 	if (ret == (ssize_t)o->len) {
-		if (inj.mine >= WT_INJECT_TIMES)
-			return bad(o, "%s: the call returned its length though its command failed %d times",
-				   what, inj.mine);
+		if (plen != ~0ULL && max_failed_in(phys, plen) >= WT_INJECT_TIMES)
+			return bad(o, "%s: the call returned its length though its command at device [%llu, +%llu) failed %d times",
+				   what, (unsigned long long)phys, (unsigned long long)plen,
+				   max_failed_in(phys, plen));
 		if (verbose)
-			diag("fault op #%u: the error hit %d other commands; the call succeeded", o->seq,
-			     inj.others);
+			diag("fault op #%u: the error did not fail the call's command (%d failures in its range, %d elsewhere); the call succeeded",
+			     o->seq, inj.mine, inj.others);
+		missed_faults++;
 		return check_read(o, o->file, o->off, o->len, "write after a missed fault");
+	}
+	if (ret == -EOPNOTSUPP && shared_refused[k] && f->shared) {
+		kinds[k].refused++;
+		return check_read(o, o->file, o->off, o->len, "range after a refused atomic write");
 	}
 	kinds[K_FAULT].refused++;
 	if (ret > 0 && !is_atomic(k)) {
@@ -1868,6 +1908,9 @@ int main(int argc, char **argv)
 			run_seed(seeds[i], nmax, secs > 0 ? secs / nseeds : 0);
 	}
 	report_kinds(replay ? "replay" : "all seeds");
+	if (kinds[K_FAULT].drawn)
+		diag("fault: %lu calls failed by the injected error as due, %lu where it missed the call's command",
+		     kinds[K_FAULT].refused, missed_faults);
 	for (k = 0; k < NKINDS; k++)
 		if (kinds[k].failed)
 			diag("kind %s: %lu mismatches", kinds[k].name, kinds[k].failed);
