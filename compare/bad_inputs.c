@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/* bad_inputs.c: the list of inputs that could not be read. */
+#include "bad_inputs.h"
+#include "results.h"
+#include "text.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BAD 256
+
+static char *bad[MAX_BAD];
+static int nbad;
+
+void bad_input(const char *path, const char *fmt, ...)
+{
+	size_t rl = resdir ? strlen(resdir) : 0;
+	char why[512], *text;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "report: %s: %s\n", path, why);
+	if (rl && !strncmp(path, resdir, rl) && path[rl] == '/')
+		path += rl + 1;
+	if (nbad >= MAX_BAD)
+		return;
+	if (asprintf(&text, "%s: %s", path, why) < 0)
+		die("out of memory");
+	bad[nbad++] = text;
+}
+
+int nbad_inputs(void)
+{
+	return nbad;
+}
+
+const char *bad_input_text(int i)
+{
+	return bad[i];
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * json_out.h: RESDIR/results.json through libjansson:
+ *   {"env":{KEY:VALUE...}, "items":[ITEM...,{"end":true}],
+ *    "bad_inputs":["PATH: WHY"...] (only when an input was bad)}
+ * Items in the order the report makes them: targets, cross-checks,
+ * power-cut rows, series costs, then every workload aggregate and probe.
+ * Numbers keep the precision the report always gave them; a figure that
+ * was not measured is -1. Defined in write_json.c.
+ */
+#ifndef ATW_REPORT_JSON_OUT_H
+#define ATW_REPORT_JSON_OUT_H
+
+#include "results.h"
+
+#include <stdbool.h>
+
+/* Starts the document with env.txt's keys. */
+void json_out_begin(void);
+void json_out_target(const char *what, double have, double want, bool at_most,
+		     const char *verdict);
+/* kernel NULL: pooled over all boots ("all"). */
+void json_out_xcheck(const char *kernel, enum metric m, double fio, double bench_io,
+		     int n_fio, int n_bench_io);
+void json_out_powercut(const struct pcut *c);
+void json_out_cost(const struct cost *c, int added, int deleted);
+/* Every workload's aggregate per kernel and latency, then every probe. */
+void json_out_workloads(void);
+/* Ends the items, adds the bad inputs, writes the file (dies on failure). */
+void json_out_write(const char *path);
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * readers.h: one reader per source of a results directory, filling the
+ * tables of results.h. A result file that should be there and is not, or
+ * cannot be parsed, is a bad input (bad_inputs.h), never a silent zero.
+ */
+#ifndef ATW_REPORT_READERS_H
+#define ATW_REPORT_READERS_H
+
+/* read_env.c: RESDIR/env.txt (KEY=VALUE, scripts/compare); dies without it. */
+void read_env(void);
+
+/*
+ * read_runs.c: every boot RESDIR/rROUND-VARIANT/results/ in directory
+ * order: the readers below, and the kernels in the order of VARIANTS.
+ */
+void read_runs(void);
+
+/* read_bench.c: DIR/bench.jsonl, one bench_io line per workload. */
+void read_bench(const char *dir, const char *kernel, int round);
+
+/* read_fio.c: DIR/fio.jsonl and the fio JSON output each ok line names. */
+void read_fio(const char *dir, const char *kernel, int round);
+
+/* read_probes.c: DIR/probe.jsonl (bench_probe; round 1 only). */
+void read_probes(const char *dir, const char *kernel, int round);
+
+/*
+ * read_powercut.c: RESDIR/powercut-KERNEL/results/powercut_*.tap, the
+ * summary lines of powercut_check, for every kernel.
+ */
+void read_powercut(void);
+
+/* read_series.c: ROOT/series-NAME/[0-9]*.patch, the cost of one series. */
+void read_series(const char *name);
+
+#endif

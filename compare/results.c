@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/* results.c: the tables the readers fill (results.h) and their lookups. */
+#include "results.h"
+#include "text.h"
+
+#include <string.h>
+
+const char *const metric_name[NR_METRICS] = {
+	"ops_s", "p50_us", "p99_us", "p999_us", "dev_writes_op", "dev_flush_op",
+	"cpu_us_op",
+};
+
+struct sample samples[MAX_SAMPLES];
+int nsamples;
+struct probe probes[MAX_PROBES];
+int nprobes;
+struct pcut pcuts[MAX_PCUTS];
+int npcuts;
+struct cost costs[MAX_COSTS];
+int ncosts;
+char kernels[MAX_KERNELS][32];
+int nkernels;
+char env_k[MAX_ENV][32], env_v[MAX_ENV][256];
+int nenv;
+const char *resdir, *root;
+
+const char *env(const char *key)
+{
+	int i;
+
+	for (i = 0; i < nenv; i++)
+		if (!strcmp(env_k[i], key))
+			return env_v[i];
+	return "?";
+}
+
+void add_kernel(const char *kernel)
+{
+	int i;
+
+	for (i = 0; i < nkernels; i++)
+		if (!strcmp(kernels[i], kernel))
+			return;
+	if (nkernels < MAX_KERNELS)
+		scopy(kernels[nkernels++], sizeof(kernels[0]), kernel);
+}
+
+struct sample *new_sample(const char *kernel, int round)
+{
+	struct sample *s;
+
+	if (nsamples >= MAX_SAMPLES)
+		die("too many samples");
+	s = &samples[nsamples++];
+	memset(s, 0, sizeof(*s));
+	scopy(s->kernel, sizeof(s->kernel), kernel);
+	s->round = round;
+	return s;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * results.h: what the readers fill and the sections read, for one results
+ * directory: env.txt, the samples (bench_io and fio), the probes
+ * (bench_probe), the power-cut summaries and the cost of each series.
+ * Defined in results.c.
+ */
+#ifndef ATW_REPORT_RESULTS_H
+#define ATW_REPORT_RESULTS_H
+
+#include <stdbool.h>
+
+#define MAX_KERNELS 8
+#define MAX_SAMPLES 4096
+#define MAX_PROBES 512
+#define MAX_ENV 64
+#define MAX_PCUTS 256
+#define MAX_COSTS 4
+
+enum metric { OPS, P50, P99, P999, DEVW, DEVF, CPU, NR_METRICS };
+
+/* The metrics' keys in bench.jsonl and in results.json. */
+extern const char *const metric_name[NR_METRICS];
+
+/* One workload run: a bench.jsonl line, or a fio.jsonl line and its file. */
+struct sample {
+	char kernel[32], bench[48], status[8], reason[160];
+	int round, ndelay, qd, threads;
+	double v[NR_METRICS];
+	bool fio;
+};
+
+/* One probe.jsonl line (bench_probe). */
+struct probe {
+	char kernel[32], id[32], mode[8], result[16], detail[200];
+	int bs, lbs;
+};
+
+/* One "# powercut: config=..." summary line of powercut_check. */
+struct pcut {
+	char kernel[32], config[32], disk[56], expect[8], result[8];
+	unsigned long cuts, torn, lost, bad, acked, tailw, during;
+};
+
+/* The cost in code of one series, from its patches. */
+struct cost {
+	char series[32];
+	char subsys[16][24];
+	int add[16], del[16], files[16], nsub;
+	char pageflags[128];
+	int ifs_bits_old, ifs_bits_new;
+	char mapping_fields[160];
+};
+
+extern struct sample samples[MAX_SAMPLES];
+extern int nsamples;
+extern struct probe probes[MAX_PROBES];
+extern int nprobes;
+extern struct pcut pcuts[MAX_PCUTS];
+extern int npcuts;
+extern struct cost costs[MAX_COSTS];
+extern int ncosts;
+/* Kernels in the order scripts/compare booted them, then any other seen. */
+extern char kernels[MAX_KERNELS][32];
+extern int nkernels;
+extern char env_k[MAX_ENV][32], env_v[MAX_ENV][256];
+extern int nenv;
+/* The results directory and the repository root (main's arguments). */
+extern const char *resdir, *root;
+
+/* The value of KEY in env.txt, "?" when absent. */
+const char *env(const char *key);
+void add_kernel(const char *kernel);
+/* A zeroed sample appended to samples[] (dies when full). */
+struct sample *new_sample(const char *kernel, int round);
+
+#endif

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * section_objections.c: the upstream objections of
+ * shared/reference/upstream-digest.md section L that a figure of this run
+ * speaks to.
+ */
+#include "aggregate.h"
+#include "results.h"
+#include "sections.h"
+#include "text.h"
+
+#include <stdio.h>
+
+void section_objections(FILE *out)
+{
+	char b[4][16];
+	int kw = find_kernel_with("wt-atomic", 20000);
+	int kp = find_kernel_with("pga-fsync64", 20000);
+
+	hr(out, "Upstream objections (digest L) a measurement speaks to");
+	fprintf(out, "L3/L11 dirty data changed before writeback: rows 'plain overwrite\n"
+		"       keeps', 'mmap store keeps' above; after a power cut: the\n"
+		"       *-overwrite and *-mmap rows of the power-cut table.\n");
+	fprintf(out, "L4  correct needs a flush anyway: WT|DSYNC vs PG_atomic+fdatasync\n"
+		"       ops/s, Targets; pga-fsync1 cmd/w vs wt-dsync cmd/w in the table.\n");
+	if (kp >= 0) {
+		struct stat3 p = agg(kernels[kp], "pga-fsync64", 20000, false, DEVW);
+		struct stat3 q = agg(kernels[kp], "buf-fsync", 20000, false, DEVW);
+
+		fprintf(out, "L5  writeback merging: row 'adjacent units merged'; pga-fsync64\n"
+			"       %s device writes per write (buf-fsync %s), 20 us.\n",
+			num(p.med, b[0]), num(q.med, b[1]));
+	} else {
+		fprintf(out, "L5  writeback merging: row 'adjacent units merged' (pga-fsync64\n"
+			"       not measured in this run).\n");
+	}
+	if (kw >= 0) {
+		struct stat3 a = agg(kernels[kw], "wt-atomic", 20000, false, P50);
+		struct stat3 d = agg(kernels[kw], "dio-atomic", 20000, false, P50);
+		struct stat3 p = agg(kernels[kw], "wt-plain", 20000, false, P50);
+
+		fprintf(out, "L7  a copy is needed anyway: p50 at 20 us, WT atomic %s us, WT\n"
+			"       plain %s us, DIO atomic %s us: write-through costs %.2fx DIO,\n"
+			"       atomicity on top %.2fx (it pins the source pages; not isolated).\n",
+			num(a.med, b[0]), num(p.med, b[2]), num(d.med, b[1]),
+			p.med / d.med, a.med / p.med);
+	}
+	fprintf(out, "L9  short copies: row 'short copy impossible' (copy faults half-way).\n");
+	fprintf(out, "L10 bs < ps: row 'bs < ps (1 KiB blocks)', 'memory/folio (src)'.\n");
+	fprintf(out, "L2  page flags: 'page flags added (src)' and Cost in code.\n");
+	fprintf(out, "L13 core iomap complexity: Cost in code, fs/iomap lines.\n");
+	kw = find_kernel_with("wt-atomic-4t1f", 0);
+	if (kw >= 0) {
+		struct stat3 one = agg(kernels[kw], "wt-atomic-4t1f", 0, false, OPS);
+		struct stat3 four = agg(kernels[kw], "wt-atomic-4t4f", 0, false, OPS);
+
+		fprintf(out, "LSFMM -65%% with threads on one file: WT atomic 4 threads one file\n"
+			"       %s ops/s vs 4 files %s ops/s (%s), 0 us.\n", num(one.med, b[0]),
+			num(four.med, b[1]), four.n ? (sprintf(b[2], "%.2fx", one.med / four.med), b[2]) : "-");
+	}
+	fprintf(out, "Not measurable here: L1 (use case), L6 delalloc (WT allocates at the\n"
+		"call: row 'on device at return'), L8, L12.\n");
+}
+

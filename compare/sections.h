@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sections.h: the sections of report.txt (80 columns), in the order
+ * report.c prints them, one file each (section_NAME.c). They read the
+ * tables of results.h through aggregate.h; the targets, the fio
+ * cross-check, the power-cut table and the cost also add their rows to
+ * results.json (json_out.h).
+ */
+#ifndef ATW_REPORT_SECTIONS_H
+#define ATW_REPORT_SECTIONS_H
+
+#include <stdio.h>
+
+/* Title, tree, kernels, QEMU, disk, flush cost, blocks, rounds, wall time. */
+void section_env(FILE *out);
+/* The inputs that could not be read; nothing when all were read. */
+void section_inputs(FILE *out);
+/* bench_probe's semantics matrix, round 1, and the series' page flags. */
+void section_matrix(FILE *out);
+/* Every workload per kernel and latency: median [min..max], xDIO. */
+void section_perf(FILE *out);
+/* The project's targets as ratios, met / not met. */
+void section_targets(FILE *out);
+/* The upstream objections (digest L) a measurement speaks to. */
+void section_objections(FILE *out);
+/* fio's jobs and the fio / bench_io cross-check. */
+void section_fio(FILE *out);
+/* The power-cut table (pcblk), or "not run". */
+void section_powercut(FILE *out);
+/* The cost in code of each series, by subsystem. */
+void section_cost(FILE *out);
+
+#endif

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * text.h: small helpers shared by the units: fatal errors, bounded string
+ * copies, the report's number format, headings and kernel letters.
+ * Defined in text.c.
+ */
+#ifndef ATW_REPORT_TEXT_H
+#define ATW_REPORT_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* "report: ..." on stderr, exit 1. */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* strlcpy: copies what fits, always terminated. */
+void scopy(char *dst, size_t len, const char *src);
+/* A figure in at most 5 characters ("-" for NaN) into buf (16 bytes). */
+const char *num(double v, char *buf);
+/* A section heading, underlined. */
+void hr(FILE *out, const char *title);
+/* The one-letter name of a kernel in the tables: W, P, B, ... */
+char kernel_letter(const char *kernel);
+
+#endif
