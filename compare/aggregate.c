@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* aggregate.c: medians over the rounds, latencies seen, ratios to DIO. */
+/*
+ * aggregate.c: medians over the rounds, latencies seen, ratios to DIO;
+ * bench_stable_cost's modes over the boots.
+ */
 #include "aggregate.h"
 
 #include <math.h>
@@ -116,3 +119,69 @@ int find_kernel_with(const char *bench, int ndelay)
 	return -1;
 }
 
+/* Median, min and max of v[0..n) (sorts v); NaNs when n is 0. */
+static struct stat3 stat_of(double *v, int n)
+{
+	struct stat3 s = { n, NAN, NAN, NAN };
+
+	if (!n)
+		return s;
+	s.med = median_of(v, n);
+	s.min = v[0];
+	s.max = v[n - 1];
+	return s;
+}
+
+struct stable_agg agg_stable(const char *kernel, const char *mode)
+{
+	static double ops[MAX_STABLE], ratio[MAX_STABLE], p50[MAX_STABLE],
+		p99[MAX_STABLE], second[MAX_STABLE];
+	struct stable_agg a = { .na = NULL };
+	int i, j, nops = 0, nratio = 0, n50 = 0, n99 = 0, n2 = 0;
+
+	for (i = 0; i < nstables; i++) {
+		const struct stable *x = &stables[i];
+
+		if (strcmp(x->kernel, kernel))
+			continue;
+		/* A boot (kernel, round) counts once, by its first line. */
+		for (j = 0; j < i; j++)
+			if (!strcmp(stables[j].kernel, kernel) && stables[j].round == x->round)
+				break;
+		if (j == i)
+			a.boots++;
+		if (strcmp(x->mode, mode))
+			continue;
+		switch (x->kind) {
+		case ST_NA:
+			if (!a.na)
+				a.na = x->reason;
+			break;
+		case ST_SUMMARY:
+			if (!isnan(x->ops))
+				ops[nops++] = x->ops;
+			if (!isnan(x->ratio))
+				ratio[nratio++] = x->ratio;
+			if (!a.baseline[0])
+				snprintf(a.baseline, sizeof(a.baseline), "%s", x->baseline);
+			break;
+		case ST_ROUND:
+			if (!isnan(x->p50))
+				p50[n50++] = x->p50;
+			if (!isnan(x->p99))
+				p99[n99++] = x->p99;
+			if (!isnan(x->second))
+				second[n2++] = x->second;
+			a.errors += x->errors;
+			break;
+		}
+	}
+	a.ops = stat_of(ops, nops);
+	a.ratio = stat_of(ratio, nratio);
+	a.p50 = stat_of(p50, n50).med;
+	a.p99 = stat_of(p99, n99).med;
+	a.second = stat_of(second, n2).med;
+	if (a.ops.n)
+		a.na = NULL;
+	return a;
+}

@@ -31,4 +31,16 @@ double ratio_to_dio(const char *kernel, const char *bench, int ndelay);
 /* The index of the first kernel with an ok run of bench at ndelay, or -1. */
 int find_kernel_with(const char *bench, int ndelay);
 
+/* One bench_stable_cost mode on one kernel over the boots. */
+struct stable_agg {
+	int boots;		/* boots with a stable_cost.jsonl of this kernel */
+	struct stat3 ops;	/* over the boots' medians of the writer's ops/s */
+	struct stat3 ratio;	/* over the boots' ratios to the baseline */
+	double p50, p99, second;	/* medians over every round of every boot */
+	unsigned long errors;	/* failed writes, every round */
+	char baseline[16];
+	const char *na;		/* no result: the first reason seen, or NULL */
+};
+struct stable_agg agg_stable(const char *kernel, const char *mode);
+
 #endif

@@ -3,8 +3,9 @@
  * json_out.h: RESDIR/results.json through libjansson:
  *   {"env":{KEY:VALUE...}, "items":[ITEM...,{"end":true}],
  *    "bad_inputs":["PATH: WHY"...] (only when an input was bad)}
- * Items in the order the report makes them: targets, cross-checks,
- * power-cut rows, series costs, then every workload aggregate and probe.
+ * Items in the order the report makes them: the stable-pages cost rows
+ * (only when measured), targets, cross-checks, power-cut rows, series
+ * costs, then every workload aggregate and probe.
  * Numbers keep the precision the report always gave them; a figure that
  * was not measured is -1. Defined in write_json.c.
  */
@@ -17,6 +18,9 @@
 
 /* Starts the document with env.txt's keys. */
 void json_out_begin(void);
+struct stable_agg;
+/* One bench_stable_cost mode on one kernel (aggregate.h), ok or n/a. */
+void json_out_stable_cost(const char *kernel, const char *mode, const struct stable_agg *a);
 void json_out_target(const char *what, double have, double want, bool at_most,
 		     const char *verdict);
 /* kernel NULL: pooled over all boots ("all"). */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * read_runs.c: the benchmark boots of a results directory,
- * RESDIR/rROUND-VARIANT/results/, each read by read_bench, read_fio and
- * read_probes. A boot directory without results/ (the boot failed before
- * the plan wrote anything) is one bad input.
+ * RESDIR/rROUND-VARIANT/results/, each read by read_bench, read_fio,
+ * read_probes and read_stable_cost. A boot directory without results/
+ * (the boot failed before the plan wrote anything) is one bad input.
  */
 #include "bad_inputs.h"
 #include "readers.h"
@@ -46,6 +46,8 @@ void read_runs(void)
 		read_bench(dir, kernel, round);
 		read_fio(dir, kernel, round);
 		read_probes(dir, kernel, round);
+		read_stable_cost(dir, kernel, round);
 	}
 	closedir(d);
+	read_stable_cost_done();
 }

@@ -26,6 +26,16 @@ void read_fio(const char *dir, const char *kernel, int round);
 void read_probes(const char *dir, const char *kernel, int round);
 
 /*
+ * read_stable_cost.c: DIR/stable_cost.jsonl, bench_stable_cost's lines
+ * between the plan's setup line and its exit-status line. Absent from
+ * every boot: not measured (a plan that does not run it), no bad input;
+ * absent from some boots only: each of those is a bad input, recorded by
+ * read_stable_cost_done() once every boot has been read.
+ */
+void read_stable_cost(const char *dir, const char *kernel, int round);
+void read_stable_cost_done(void);
+
+/*
  * read_powercut.c: RESDIR/powercut-KERNEL/results/powercut_*.tap, the
  * summary lines of powercut_check, for every kernel.
  */

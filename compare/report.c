@@ -6,7 +6,8 @@
  *
  * Reads RESULTS_DIR/env.txt (KEY=VALUE, written by scripts/compare) and, for
  * every boot RESULTS_DIR/rROUND-VARIANT/results/: bench.jsonl (bench_io),
- * probe.jsonl (bench_probe), fio.jsonl and fio-NAME-NDELAY.json, cdf-*.txt;
+ * probe.jsonl (bench_probe), fio.jsonl and fio-NAME-NDELAY.json, cdf-*.txt,
+ * stable_cost.jsonl (bench_stable_cost);
  * for each kernel RESULTS_DIR/powercut-VARIANT/results/powercut_*.tap.
  * Reads the series patches under REPO_ROOT/series-NAME/ for the cost section.
  * Writes RESULTS_DIR/report.txt (80 columns), RESULTS_DIR/results.json and
@@ -22,7 +23,8 @@
  *   read_*.c      one reader per source, into the tables of results.h
  *   json_in.c     JSON lines and fields through libjansson
  *   bad_inputs.c  inputs that could not be read
- *   aggregate.c   medians over the rounds, latencies, ratios to DIO
+ *   aggregate.c   medians over the rounds, latencies, ratios to DIO and
+ *                 of bench_stable_cost's modes to their baselines
  *   section_*.c   one unit per section of report.txt
  *   write_json.c  results.json through libjansson
  *   write_plots.c gnuplot scripts and data
@@ -67,6 +69,7 @@ int main(int argc, char **argv)
 	if (nsamples || nprobes) {
 		section_matrix(out);
 		section_perf(out);
+		section_stable_cost(out);
 		section_targets(out);
 		section_objections(out);
 		section_fio(out);

@@ -18,6 +18,9 @@ struct pcut pcuts[MAX_PCUTS];
 int npcuts;
 struct cost costs[MAX_COSTS];
 int ncosts;
+struct stable stables[MAX_STABLE];
+int nstables;
+struct stable_setup stable_setup;
 char kernels[MAX_KERNELS][32];
 int nkernels;
 char env_k[MAX_ENV][32], env_v[MAX_ENV][256];
@@ -55,5 +58,19 @@ struct sample *new_sample(const char *kernel, int round)
 	memset(s, 0, sizeof(*s));
 	scopy(s->kernel, sizeof(s->kernel), kernel);
 	s->round = round;
+	return s;
+}
+
+struct stable *new_stable(const char *kernel, int round, enum stable_kind kind)
+{
+	struct stable *s;
+
+	if (nstables >= MAX_STABLE)
+		die("too many bench_stable_cost lines");
+	s = &stables[nstables++];
+	memset(s, 0, sizeof(*s));
+	scopy(s->kernel, sizeof(s->kernel), kernel);
+	s->round = round;
+	s->kind = kind;
 	return s;
 }

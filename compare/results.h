@@ -2,7 +2,8 @@
 /*
  * results.h: what the readers fill and the sections read, for one results
  * directory: env.txt, the samples (bench_io and fio), the probes
- * (bench_probe), the power-cut summaries and the cost of each series.
+ * (bench_probe), bench_stable_cost's lines, the power-cut summaries and
+ * the cost of each series.
  * Defined in results.c.
  */
 #ifndef ATW_REPORT_RESULTS_H
@@ -16,6 +17,7 @@
 #define MAX_ENV 64
 #define MAX_PCUTS 256
 #define MAX_COSTS 4
+#define MAX_STABLE 2048
 
 enum metric { OPS, P50, P99, P999, DEVW, DEVF, CPU, NR_METRICS };
 
@@ -28,6 +30,28 @@ struct sample {
 	int round, ndelay, qd, threads;
 	double v[NR_METRICS];
 	bool fio;
+};
+
+/*
+ * One bench_stable_cost line of one boot (stable_cost.jsonl): a mode's
+ * round, its summary over the boot's rounds, or why the kernel refused it.
+ */
+enum stable_kind { ST_ROUND, ST_SUMMARY, ST_NA };
+struct stable {
+	char kernel[32], mode[16], baseline[16], reason[160];
+	enum stable_kind kind;
+	int round;		/* the boot's round of scripts/compare */
+	double ops;		/* ST_ROUND: the round's; ST_SUMMARY: the median */
+	double p50, p99, second;	/* ST_ROUND: us, us, ops/s */
+	double ratio;		/* ST_SUMMARY: median / the baseline's; NaN if none */
+	unsigned long errors;
+};
+
+/* The setup of the bench_stable_cost runs (the plan's first line). */
+struct stable_setup {
+	bool measured;		/* stable_cost.jsonl on at least one boot */
+	int ndelay, fs_bs, rounds;
+	double secs;
 };
 
 /* One probe.jsonl line (bench_probe). */
@@ -60,6 +84,9 @@ extern struct pcut pcuts[MAX_PCUTS];
 extern int npcuts;
 extern struct cost costs[MAX_COSTS];
 extern int ncosts;
+extern struct stable stables[MAX_STABLE];
+extern int nstables;
+extern struct stable_setup stable_setup;
 /* Kernels in the order scripts/compare booted them, then any other seen. */
 extern char kernels[MAX_KERNELS][32];
 extern int nkernels;
@@ -73,5 +100,7 @@ const char *env(const char *key);
 void add_kernel(const char *kernel);
 /* A zeroed sample appended to samples[] (dies when full). */
 struct sample *new_sample(const char *kernel, int round);
+/* A zeroed bench_stable_cost line appended to stables[] (dies when full). */
+struct stable *new_stable(const char *kernel, int round, enum stable_kind kind);
 
 #endif

@@ -2,9 +2,9 @@
 /*
  * sections.h: the sections of report.txt (80 columns), in the order
  * report.c prints them, one file each (section_NAME.c). They read the
- * tables of results.h through aggregate.h; the targets, the fio
- * cross-check, the power-cut table and the cost also add their rows to
- * results.json (json_out.h).
+ * tables of results.h through aggregate.h; the stable-pages cost, the
+ * targets, the fio cross-check, the power-cut table and the cost also add
+ * their rows to results.json (json_out.h).
  */
 #ifndef ATW_REPORT_SECTIONS_H
 #define ATW_REPORT_SECTIONS_H
@@ -19,6 +19,8 @@ void section_inputs(FILE *out);
 void section_matrix(FILE *out);
 /* Every workload per kernel and latency: median [min..max], xDIO. */
 void section_perf(FILE *out);
+/* What stable pages cost a plain writer of the same file, per mode. */
+void section_stable_cost(FILE *out);
 /* The project's targets as ratios, met / not met. */
 void section_targets(FILE *out);
 /* The upstream objections (digest L) a measurement speaks to. */

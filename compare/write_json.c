@@ -77,6 +77,31 @@ void json_out_begin(void)
 		die("out of memory");
 }
 
+static json_t *stat3_obj(const struct stat3 *s, int decimals)
+{
+	return json_pack("{s:o, s:o, s:o}", "median", fixed_or_minus1(s->med, decimals),
+			 "min", fixed_or_minus1(s->min, decimals),
+			 "max", fixed_or_minus1(s->max, decimals));
+}
+
+void json_out_stable_cost(const char *kernel, const char *mode, const struct stable_agg *a)
+{
+	if (!a->ops.n) {
+		add(json_pack("{s:s, s:o, s:i, s:s, s:o}", "stable_cost", mode,
+			      "kernel", str(kernel), "ndelay_ns", stable_setup.ndelay,
+			      "status", a->na ? "n/a" : "missing",
+			      "reason", str(a->na ? a->na : "no result (bad input)")));
+		return;
+	}
+	add(json_pack("{s:s, s:o, s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:s, s:o, s:I}",
+		      "stable_cost", mode, "kernel", str(kernel),
+		      "ndelay_ns", stable_setup.ndelay, "status", "ok", "runs", a->ops.n,
+		      "writer_ops_s", stat3_obj(&a->ops, 3),
+		      "p50_us", fixed_or_minus1(a->p50, 3), "p99_us", fixed_or_minus1(a->p99, 3),
+		      "second_ops_s", fixed_or_minus1(a->second, 3), "baseline", a->baseline,
+		      "x_baseline", stat3_obj(&a->ratio, 4), "errors", (json_int_t)a->errors));
+}
+
 void json_out_target(const char *what, double have, double want, bool at_most,
 		     const char *verdict)
 {
