@@ -77,6 +77,28 @@ atw_series_rev() {
 	cat $files | sha256sum | cut -c1-8
 }
 
-atw_out() {
-	echo "$ATW_CACHE/out/$1"
+# Kernel configurations: test (scripts/guest-kernel.config, the debugging
+# kernels scripts/test boots) and bench (the same plus
+# scripts/bench-kernel.config: no debugging options, perf and ORC).
+atw_configs() {
+	echo test
+	echo bench
+}
+
+atw_is_config() {
+	case "$1" in test|bench) return 0 ;; *) return 1 ;; esac
+}
+
+# A variant's build name under one configuration: VARIANT for test (the
+# paths the test kernels always had), VARIANT-bench for bench. It names the
+# worktree ($ATW_CACHE/linux/trees/NAME), the output and the kernel release.
+atw_build_name() { # VARIANT [CONFIG]
+	case "${2:-test}" in
+	test) echo "$1" ;;
+	*) echo "$1-$2" ;;
+	esac
+}
+
+atw_out() { # VARIANT [CONFIG]
+	echo "$ATW_CACHE/out/$(atw_build_name "$1" "${2:-test}")"
 }
