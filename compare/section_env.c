@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * section_env.c: the report's title and Environment section, from env.txt
- * (tree, kernels and series revisions, QEMU, disk, flush cost, blocks,
- * rounds, wall time).
+ * (tree, kernels and series revisions, their configuration, QEMU, disk,
+ * flush cost, blocks, rounds, wall time).
  */
 #include "results.h"
 #include "sections.h"
@@ -13,6 +13,7 @@
 void section_env(FILE *out)
 {
 	char list[256], *tok, *save;
+	const char *kconf;
 
 	fprintf(out, "Buffered atomic writes: write-through vs PG_atomic (%s run)\n",
 		env("SET"));
@@ -27,6 +28,16 @@ void section_env(FILE *out)
 		snprintf(key, sizeof(key), "KREL_%s", tok);
 		fprintf(out, "kernel %c    %-13s %s\n", kernel_letter(tok), tok, env(key));
 	}
+	/* KCONFIG: scripts/build-kernel --config; runs before it: test. */
+	kconf = strcmp(env("KCONFIG"), "?") ? env("KCONFIG") : "test";
+	if (!strcmp(kconf, "bench"))
+		fprintf(out, "config      bench kernels (scripts/bench-kernel.config): no lockdep,\n"
+			"            DEBUG_VM, DEBUG_LIST, fault injection, XFS_WARN; perf, ORC\n");
+	else if (!strcmp(kconf, "test"))
+		fprintf(out, "config      test kernels (scripts/guest-kernel.config): lockdep,\n"
+			"            DEBUG_VM, DEBUG_LIST, fault injection, XFS_WARN on\n");
+	else
+		fprintf(out, "config      %s kernels\n", kconf);
 	fprintf(out, "QEMU        %s accel, %s vCPUs, %s MiB guest; host %s CPUs (shared)\n",
 		env("ACCEL"), env("CPUS"), env("MEM"), env("HOST_CPUS"));
 	if (!nsamples) {
