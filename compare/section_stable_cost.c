@@ -67,8 +67,9 @@ void section_stable_cost(FILE *out)
 		"stable pages the rewrite goes on, with them it waits for the device.\n"
 		"ops/s: the writer's, median over the boots of each boot's median;\n"
 		"p50/p99: its pwrite, us, median of every round; 2nd/s: the second\n"
-		"thread's writes/s (- without one); x base: ops/s / the baseline mode's in the same\n"
-		"boot, median over the boots ([min..max] of both on the second line).\n",
+		"thread's writes/s (- without one); x base: ops/s / the baseline\n"
+		"mode's in the same boot, median over the boots ([min..max] of both\n"
+		"on the second line).\n",
 		stable_setup.ndelay / 1000, stable_setup.fs_bs, stable_setup.rounds, secs);
 	fprintf(out, "%-10s %c %7s %7s %7s %7s  %s\n", "mode", 'k', "ops/s", "p50", "p99",
 		"2nd/s", "x base");
