@@ -35,6 +35,10 @@
  *       line rewritten in place every 64 counted writes, at the first
  *       refusal and at exit (processes that _exit() or are killed lose at
  *       most the last 63). Unset: no files.
+ *       The probe's answer goes to DIR/probe (one JSON line: mode, reason,
+ *       unit range, trial errnos) as soon as it is made, so that a driver
+ *       learns the mode before any page is written (no .json suffix: it
+ *       is no process's counters).
  *   ATW_PG_PROBE_DIR=DIR   where the probe's scratch file goes.
  *
  * A refused atomic write (pwritev2 failed with any errno) is NOT silently
@@ -265,6 +269,40 @@ static void probe_file(int fd)
 #endif
 }
 
+/* The probe's answer, for a driver that must know it before the run. */
+static void write_probe(void)
+{
+	struct out o = { .len = 0 };
+	int fd;
+
+	if (!stats_dir)
+		return;
+	put_s(&o, stats_dir);
+	put_s(&o, "/probe");
+	o.buf[o.len] = 0;
+	fd = open(o.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	o.len = 0;
+	put_s(&o, "{\"mode\":\"");
+	put_s(&o, mode_name[mode]);
+	put_s(&o, "\",\"reason\":\"");
+	put_s(&o, reason);
+	put_s(&o, "\",\"unit_min\":");
+	put_u(&o, unit_min);
+	put_s(&o, ",\"unit_max\":");
+	put_u(&o, unit_max);
+	put_s(&o, ",\"trial_atomic_errno\":");
+	put_i(&o, err_atomic);
+	put_s(&o, ",\"trial_wt_errno\":");
+	put_i(&o, err_wt);
+	put_s(&o, "}\n");
+	if (real_pwrite(fd, o.buf, o.len, 0) != (ssize_t)o.len) {
+		/* best effort: the driver then finds no answer */
+	}
+	close(fd);
+}
+
 static void probe(void)
 {
 	struct out path = { .len = 0 };
@@ -290,6 +328,7 @@ static void probe(void)
 		mode = (enum mode)requested;
 		reason = requested == MODE_OFF ? "ATW_PG_MODE=off" : "ATW_PG_MODE requested";
 	}
+	write_probe();
 	errno = saved;
 }
 
