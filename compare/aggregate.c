@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * aggregate.c: medians over the rounds, latencies seen, ratios to DIO;
- * bench_stable_cost's modes over the boots.
+ * bench_stable_cost's modes and pg_bench's configurations over the boots.
  */
 #include "aggregate.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -182,6 +183,97 @@ struct stable_agg agg_stable(const char *kernel, const char *mode)
 	a.p99 = stat_of(p99, n99).med;
 	a.second = stat_of(second, n2).med;
 	if (a.ops.n)
+		a.na = NULL;
+	return a;
+}
+
+/* The ok pgbench configuration cfg of kernel in one round, or NULL. */
+static const struct pgb *pgb_of(const char *kernel, int round, const char *cfg)
+{
+	int i;
+
+	for (i = 0; i < npgbs; i++)
+		if (pgbs[i].status == PGB_OK && pgbs[i].round == round &&
+		    !strcmp(pgbs[i].kernel, kernel) && !strcmp(pgbs[i].config, cfg))
+			return &pgbs[i];
+	return NULL;
+}
+
+struct pgb_agg agg_pgbench(const char *kernel, const char *cfg)
+{
+	static double tps[MAX_PGB], xon[MAX_PGB], avg[MAX_PGB], p99[MAX_PGB],
+		cv[MAX_PGB], wal[MAX_PGB], fpi[MAX_PGB], devw[MAX_PGB], devb[MAX_PGB],
+		flush[MAX_PGB], cw[MAX_PGB], cs[MAX_PGB], xwal[MAX_PGB], xcv[MAX_PGB];
+	struct pgb_agg a = { .na = NULL };
+	int i, j, n = 0, ncv = 0, nxon = 0, nxwal = 0, nxcv = 0;
+
+	for (i = 0; i < npgbs; i++) {
+		const struct pgb *x = &pgbs[i], *on;
+
+		if (strcmp(x->kernel, kernel))
+			continue;
+		/* A boot (kernel, round) counts once, by its first line. */
+		for (j = 0; j < i; j++)
+			if (!strcmp(pgbs[j].kernel, kernel) && pgbs[j].round == x->round)
+				break;
+		if (j == i)
+			a.boots++;
+		if (strcmp(x->config, cfg))
+			continue;
+		if (x->status == PGB_NA) {
+			if (!a.na)
+				a.na = x->reason;
+			continue;
+		}
+		if (x->status != PGB_OK) {
+			a.errors++;
+			continue;
+		}
+		tps[n] = x->tps;
+		avg[n] = x->lat_avg;
+		p99[n] = x->lat_p99;
+		wal[n] = x->wal_bytes / x->txns;
+		fpi[n] = x->wal_fpi / x->txns;
+		devw[n] = x->dev_writes / x->txns;
+		devb[n] = x->dev_bytes / x->txns;
+		flush[n] = x->dev_flushes / x->txns;
+		cw[n] = x->ckpt_write;
+		cs[n] = x->ckpt_sync;
+		n++;
+		if (!isnan(x->tps_cv))
+			cv[ncv++] = x->tps_cv;
+		a.converted += x->converted;
+		a.refused += x->refused;
+		if (x->refused && !a.first_errno)
+			a.first_errno = x->first_errno;
+		if (!a.lib_mode[0])
+			scopy(a.lib_mode, sizeof(a.lib_mode), x->lib_mode);
+		/* Ratios to fpw-on in the same boot. */
+		on = pgb_of(kernel, x->round, "fpw-on");
+		if (!on)
+			continue;
+		if (on->tps > 0)
+			xon[nxon++] = x->tps / on->tps;
+		if (x->wal_bytes > 0 && on->txns > 0)
+			xwal[nxwal++] = (on->wal_bytes / on->txns) / (x->wal_bytes / x->txns);
+		if (x->tps_cv > 0 && !isnan(on->tps_cv))
+			xcv[nxcv++] = on->tps_cv / x->tps_cv;
+	}
+	a.tps = stat_of(tps, n);
+	a.x_on = stat_of(xon, nxon);
+	a.x_wal = stat_of(xwal, nxwal).med;
+	a.x_cv = stat_of(xcv, nxcv).med;
+	a.lat_avg = stat_of(avg, n).med;
+	a.lat_p99 = stat_of(p99, n).med;
+	a.tps_cv = stat_of(cv, ncv).med;
+	a.wal = stat_of(wal, n).med;
+	a.fpi = stat_of(fpi, n).med;
+	a.devw = stat_of(devw, n).med;
+	a.devb = stat_of(devb, n).med;
+	a.flushes = stat_of(flush, n).med;
+	a.ckpt_write = stat_of(cw, n).med;
+	a.ckpt_sync = stat_of(cs, n).med;
+	if (n)
 		a.na = NULL;
 	return a;
 }

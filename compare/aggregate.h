@@ -43,4 +43,27 @@ struct stable_agg {
 };
 struct stable_agg agg_stable(const char *kernel, const char *mode);
 
+/*
+ * One pg_bench configuration on one kernel over the boots: TPS median
+ * [min..max], the other figures the median of the boots' figures (per
+ * transaction: each boot's total / its transactions), the library's
+ * counters summed, and ratios to fpw-on in the same boot (median).
+ */
+struct pgb_agg {
+	int boots;		/* boots with a pgbench.jsonl of this kernel */
+	int errors;		/* boots where it could not be run */
+	struct stat3 tps;
+	struct stat3 x_on;	/* TPS / fpw-on's TPS */
+	double x_wal;		/* fpw-on's WAL/txn / this one's */
+	double x_cv;		/* fpw-on's tps_cv / this one's */
+	double lat_avg, lat_p99, tps_cv;	/* ms, ms, stddev/mean */
+	double wal, fpi, devw, devb, flushes;	/* per transaction */
+	double ckpt_write, ckpt_sync;	/* ms */
+	unsigned long converted, refused;
+	int first_errno;
+	char lib_mode[16];
+	const char *na;		/* no result: the first reason seen, or NULL */
+};
+struct pgb_agg agg_pgbench(const char *kernel, const char *cfg);
+
 #endif

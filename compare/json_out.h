@@ -4,7 +4,8 @@
  *   {"env":{KEY:VALUE...}, "items":[ITEM...,{"end":true}],
  *    "bad_inputs":["PATH: WHY"...] (only when an input was bad)}
  * Items in the order the report makes them: the stable-pages cost rows
- * (only when measured), targets, cross-checks, power-cut rows, series
+ * and the pgbench rows and anchor comparisons (each only when measured),
+ * targets, cross-checks, power-cut rows, series
  * costs, then every workload aggregate and probe.
  * Numbers keep the precision the report always gave them; a figure that
  * was not measured is -1. Defined in write_json.c.
@@ -21,6 +22,12 @@ void json_out_begin(void);
 struct stable_agg;
 /* One bench_stable_cost mode on one kernel (aggregate.h), ok or n/a. */
 void json_out_stable_cost(const char *kernel, const char *mode, const struct stable_agg *a);
+struct pgb_agg;
+/* One pg_bench configuration on one kernel (aggregate.h), ok or n/a. */
+void json_out_pgbench(const char *kernel, const char *config, const struct pgb_agg *a);
+/* fpw-off-atomic against fpw-on on one kernel, beside the LSFMM figures. */
+void json_out_pgbench_anchor(const char *kernel, double x_tps, double x_cv, double x_wal,
+			     bool void_claim);
 void json_out_target(const char *what, double have, double want, bool at_most,
 		     const char *verdict);
 /* kernel NULL: pooled over all boots ("all"). */

@@ -2,8 +2,9 @@
 /*
  * read_runs.c: the benchmark boots of a results directory,
  * RESDIR/rROUND-VARIANT/results/, each read by read_bench, read_fio,
- * read_probes and read_stable_cost. A boot directory without results/
- * (the boot failed before the plan wrote anything) is one bad input.
+ * read_probes, read_stable_cost and read_pgbench. A boot directory without
+ * results/ (the boot failed before the plan wrote anything) is one bad
+ * input.
  */
 #include "bad_inputs.h"
 #include "readers.h"
@@ -47,7 +48,9 @@ void read_runs(void)
 		read_fio(dir, kernel, round);
 		read_probes(dir, kernel, round);
 		read_stable_cost(dir, kernel, round);
+		read_pgbench(dir, kernel, round);
 	}
 	closedir(d);
 	read_stable_cost_done();
+	read_pgbench_done();
 }

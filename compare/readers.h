@@ -36,6 +36,14 @@ void read_stable_cost(const char *dir, const char *kernel, int round);
 void read_stable_cost_done(void);
 
 /*
+ * read_pgbench.c: DIR/pgbench.jsonl, clients/postgres/pg_bench's lines
+ * between the plan's setup line and its exit-status line; absent files as
+ * for read_stable_cost (read_pgbench_done() once every boot is read).
+ */
+void read_pgbench(const char *dir, const char *kernel, int round);
+void read_pgbench_done(void);
+
+/*
  * read_powercut.c: RESDIR/powercut-KERNEL/results/powercut_*.tap, the
  * summary lines of powercut_check, for every kernel.
  */

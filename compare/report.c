@@ -7,7 +7,7 @@
  * Reads RESULTS_DIR/env.txt (KEY=VALUE, written by scripts/compare) and, for
  * every boot RESULTS_DIR/rROUND-VARIANT/results/: bench.jsonl (bench_io),
  * probe.jsonl (bench_probe), fio.jsonl and fio-NAME-NDELAY.json, cdf-*.txt,
- * stable_cost.jsonl (bench_stable_cost);
+ * stable_cost.jsonl (bench_stable_cost), pgbench.jsonl (pg_bench);
  * for each kernel RESULTS_DIR/powercut-VARIANT/results/powercut_*.tap.
  * Reads the series patches under REPO_ROOT/series-NAME/ for the cost section.
  * Writes RESULTS_DIR/report.txt (80 columns), RESULTS_DIR/results.json and
@@ -70,6 +70,7 @@ int main(int argc, char **argv)
 		section_matrix(out);
 		section_perf(out);
 		section_stable_cost(out);
+		section_pgbench(out);
 		section_targets(out);
 		section_objections(out);
 		section_fio(out);

@@ -21,6 +21,9 @@ int ncosts;
 struct stable stables[MAX_STABLE];
 int nstables;
 struct stable_setup stable_setup;
+struct pgb pgbs[MAX_PGB];
+int npgbs;
+struct pgb_setup pgb_setup;
 char kernels[MAX_KERNELS][32];
 int nkernels;
 char env_k[MAX_ENV][32], env_v[MAX_ENV][256];
@@ -73,4 +76,18 @@ struct stable *new_stable(const char *kernel, int round, enum stable_kind kind)
 	s->round = round;
 	s->kind = kind;
 	return s;
+}
+
+struct pgb *new_pgb(const char *kernel, int round, enum pgb_status status)
+{
+	struct pgb *p;
+
+	if (npgbs >= MAX_PGB)
+		die("too many pgbench lines");
+	p = &pgbs[npgbs++];
+	memset(p, 0, sizeof(*p));
+	scopy(p->kernel, sizeof(p->kernel), kernel);
+	p->round = round;
+	p->status = status;
+	return p;
 }

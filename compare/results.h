@@ -2,8 +2,8 @@
 /*
  * results.h: what the readers fill and the sections read, for one results
  * directory: env.txt, the samples (bench_io and fio), the probes
- * (bench_probe), bench_stable_cost's lines, the power-cut summaries and
- * the cost of each series.
+ * (bench_probe), bench_stable_cost's lines, pg_bench's configurations, the
+ * power-cut summaries and the cost of each series.
  * Defined in results.c.
  */
 #ifndef ATW_REPORT_RESULTS_H
@@ -18,6 +18,7 @@
 #define MAX_PCUTS 256
 #define MAX_COSTS 4
 #define MAX_STABLE 2048
+#define MAX_PGB 512
 
 enum metric { OPS, P50, P99, P999, DEVW, DEVF, CPU, NR_METRICS };
 
@@ -54,6 +55,30 @@ struct stable_setup {
 	double secs;
 };
 
+/*
+ * One pgbench configuration of one boot (pgbench.jsonl, written by
+ * clients/postgres/pg_bench): its figures, why the kernel has no such
+ * configuration (n/a), or why it could not be run (error).
+ */
+enum pgb_status { PGB_OK, PGB_NA, PGB_ERROR };
+struct pgb {
+	char kernel[32], config[24], lib_mode[16], claim[8], reason[160];
+	enum pgb_status status;
+	int round;		/* the boot's round of scripts/compare */
+	double txns, tps, lat_avg, lat_p99, tps_cv;	/* ms, ms; cv NaN if none */
+	double wal_bytes, wal_fpi, dev_writes, dev_bytes, dev_flushes;
+	double ckpt_write, ckpt_sync;	/* ms */
+	unsigned long converted, refused;
+	int first_errno;
+};
+
+/* The setup of the pgbench runs (the plan's first line). */
+struct pgb_setup {
+	bool measured;		/* pgbench.jsonl on at least one boot */
+	int ndelay, fs_bs, sector, clients, scale;
+	double secs;
+};
+
 /* One probe.jsonl line (bench_probe). */
 struct probe {
 	char kernel[32], id[32], mode[8], result[16], detail[200];
@@ -87,6 +112,9 @@ extern int ncosts;
 extern struct stable stables[MAX_STABLE];
 extern int nstables;
 extern struct stable_setup stable_setup;
+extern struct pgb pgbs[MAX_PGB];
+extern int npgbs;
+extern struct pgb_setup pgb_setup;
 /* Kernels in the order scripts/compare booted them, then any other seen. */
 extern char kernels[MAX_KERNELS][32];
 extern int nkernels;
@@ -102,5 +130,7 @@ void add_kernel(const char *kernel);
 struct sample *new_sample(const char *kernel, int round);
 /* A zeroed bench_stable_cost line appended to stables[] (dies when full). */
 struct stable *new_stable(const char *kernel, int round, enum stable_kind kind);
+/* A zeroed pgbench configuration appended to pgbs[] (dies when full). */
+struct pgb *new_pgb(const char *kernel, int round, enum pgb_status status);
 
 #endif

@@ -21,6 +21,8 @@ void section_matrix(FILE *out);
 void section_perf(FILE *out);
 /* What stable pages cost a plain writer of the same file, per mode. */
 void section_stable_cost(FILE *out);
+/* PostgreSQL pgbench per kernel and configuration, ratios to fpw-on. */
+void section_pgbench(FILE *out);
 /* The project's targets as ratios, met / not met. */
 void section_targets(FILE *out);
 /* The upstream objections (digest L) a measurement speaks to. */

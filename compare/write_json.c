@@ -102,6 +102,56 @@ void json_out_stable_cost(const char *kernel, const char *mode, const struct sta
 		      "x_baseline", stat3_obj(&a->ratio, 4), "errors", (json_int_t)a->errors));
 }
 
+void json_out_pgbench(const char *kernel, const char *config, const struct pgb_agg *a)
+{
+	json_t *j;
+
+	if (!a->tps.n) {
+		add(json_pack("{s:s, s:o, s:i, s:s, s:o}", "pgbench", config,
+			      "kernel", str(kernel), "ndelay_ns", pgb_setup.ndelay,
+			      "status", a->na ? "n/a" : "missing",
+			      "reason", str(a->na ? a->na : "no result (bad input)")));
+		return;
+	}
+	j = json_pack("{s:s, s:o, s:i, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o}",
+		      "pgbench", config, "kernel", str(kernel),
+		      "ndelay_ns", pgb_setup.ndelay, "status", "ok", "runs", a->tps.n,
+		      "scale", pgb_setup.scale, "clients", pgb_setup.clients,
+		      "secs", fixed_or_minus1(pgb_setup.secs, 3),
+		      "tps", stat3_obj(&a->tps, 3),
+		      "x_fpw_on", stat3_obj(&a->x_on, 4),
+		      "lat_avg_ms", fixed_or_minus1(a->lat_avg, 3),
+		      "lat_p99_ms", fixed_or_minus1(a->lat_p99, 3));
+	if (!j || json_object_update_new(j, json_pack(
+		      "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:s}",
+		      "tps_cv", fixed_or_minus1(a->tps_cv, 4),
+		      "wal_bytes_per_txn", fixed_or_minus1(a->wal, 1),
+		      "wal_fpi_per_txn", fixed_or_minus1(a->fpi, 3),
+		      "dev_writes_per_txn", fixed_or_minus1(a->devw, 3),
+		      "dev_bytes_per_txn", fixed_or_minus1(a->devb, 1),
+		      "dev_flushes_per_txn", fixed_or_minus1(a->flushes, 3),
+		      "ckpt_write_ms", fixed_or_minus1(a->ckpt_write, 3),
+		      "ckpt_sync_ms", fixed_or_minus1(a->ckpt_sync, 3),
+		      "lib_mode", a->lib_mode, "converted", (json_int_t)a->converted,
+		      "refused", (json_int_t)a->refused,
+		      "atomic_claim", a->refused ? "void" :
+		      strcmp(a->lib_mode, "off") ? "ok" : "none")))
+		die("results.json: cannot build a pgbench item");
+	add(j);
+}
+
+void json_out_pgbench_anchor(const char *kernel, double x_tps, double x_cv, double x_wal,
+			     bool void_claim)
+{
+	add(json_pack("{s:s, s:o, s:{s:f, s:f, s:f}, s:{s:o, s:o, s:o}, s:b}",
+		      "pgbench_anchor", "fpw-off-atomic vs fpw-on", "kernel", str(kernel),
+		      "lsfmm_2026", "x_tps", 1.7, "x_less_tps_variability", 14.0,
+		      "x_less_wal", 14.0,
+		      "measured", "x_tps", fixed_or_minus1(x_tps, 4),
+		      "x_less_tps_variability", fixed_or_minus1(x_cv, 4),
+		      "x_less_wal", fixed_or_minus1(x_wal, 4), "claim_void", void_claim));
+}
+
 void json_out_target(const char *what, double have, double want, bool at_most,
 		     const char *verdict)
 {
