@@ -2,9 +2,9 @@
 /*
  * sections.h: the sections of report.txt (80 columns), in the order
  * report.c prints them, one file each (section_NAME.c). They read the
- * tables of results.h through aggregate.h; the stable-pages cost, the
- * targets, the fio cross-check, the power-cut table and the cost also add
- * their rows to results.json (json_out.h).
+ * tables of results.h through aggregate.h; the stable-pages cost, pgbench,
+ * the targets, the fio cross-check, the power-cut table and the cost also
+ * add their rows to results.json (json_out.h).
  */
 #ifndef ATW_REPORT_SECTIONS_H
 #define ATW_REPORT_SECTIONS_H
