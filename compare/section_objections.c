@@ -11,6 +11,33 @@
 
 #include <stdio.h>
 
+/*
+ * L1, no user: does it help the database it is for? fpw-off-atomic
+ * against fpw-on per kernel (section PostgreSQL pgbench).
+ */
+static void l1_pgbench(FILE *out)
+{
+	int k;
+
+	fprintf(out, "L1  no user: does it help the database it is for? PostgreSQL\n"
+		"       pgbench, fpw-off-atomic vs fpw-on (PostgreSQL pgbench above):\n");
+	for (k = 0; k < nkernels; k++) {
+		struct pgb_agg a = agg_pgbench(kernels[k], "fpw-off-atomic");
+		struct pgb_agg on = agg_pgbench(kernels[k], "fpw-on");
+
+		if (!a.boots)
+			continue;
+		if (!a.tps.n) {
+			fprintf(out, "       %c n/a: %.60s\n", kernel_letter(kernels[k]),
+				a.na ? a.na : "no result");
+			continue;
+		}
+		fprintf(out, "       %c %.2fx TPS, %.1fx less WAL/txn, device bytes/txn x%.2f%s\n",
+			kernel_letter(kernels[k]), a.x_on.med, a.x_wal, a.devb / on.devb,
+			a.refused ? " (claim VOID)" : "");
+	}
+}
+
 void section_objections(FILE *out)
 {
 	char b[4][16];
@@ -58,7 +85,13 @@ void section_objections(FILE *out)
 			"       %s ops/s vs 4 files %s ops/s (%s), 0 us.\n", num(one.med, b[0]),
 			num(four.med, b[1]), four.n ? (sprintf(b[2], "%.2fx", one.med / four.med), b[2]) : "-");
 	}
-	fprintf(out, "Not measurable here: L1 (use case), L6 delalloc (WT allocates at the\n"
-		"call: row 'on device at return'), L8, L12.\n");
+	if (!pgb_setup.measured) {
+		fprintf(out, "Not measurable here: L1 (use case), L6 delalloc (WT allocates at the\n"
+			"call: row 'on device at return'), L8, L12.\n");
+		return;
+	}
+	l1_pgbench(out);
+	fprintf(out, "Not measurable here: L6 delalloc (WT allocates at the call: row 'on\n"
+		"device at return'), L8, L12.\n");
 }
 
