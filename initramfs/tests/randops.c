@@ -51,9 +51,38 @@
  * PATH, else the results directory), and fails; -r LOG re-executes a log.
  * A watchdog reports an operation that has not returned in -H seconds.
  *
+ * Two rules keep randops to what the kernel promises; each has an option
+ * that lifts it and reproduces a known finding on Debian's unpatched 6.12
+ * (and on every variant), not a bug of the series:
+ *
+ *   O_DIRECT reads stop at EOF rounded up to the sector. Past the block
+ *   holding EOF, XFS's read mapping (xfs_read_iomap_begin) reports the
+ *   data fork's speculative post-EOF delalloc as IOMAP_DELALLOC and
+ *   iomap_dio_iter fails the read with EIO ("Direct I/O collision with
+ *   buffered writes!"), nothing concurrent. -E reads the drawn length past
+ *   EOF as before; reproducer (16 KiB blocks):
+ *     ATW_NO_BUILD=1 scripts/boot vanilla --mkfs 16384 -- /tmp/ro/replay-16k-plain.sh
+ *   with -E added to its randops line (op #519 dio_read of f1, size
+ *   462181, reads [364544, +118784)).
+ *
+ *   The sub-writes of an O_DIRECT batch (io_uring, AIO) never share a page
+ *   (or a folio of the minimum order, i.e. max(page, block)): slots are
+ *   multiples of it, and a logged slot that is not keeps each sub-write to
+ *   the pages wholly inside its slot. XFS falls back to a buffered write
+ *   for a sub-block direct write to a reflinked file (-ENOTBLK in
+ *   xfs_file_dio_write_unaligned), so a batch member dirties the page
+ *   cache while another member's direct write to the same page is in
+ *   flight; that one's completion (a kworker) fails to invalidate the page
+ *   ("Page cache invalidation failure on direct I/O") and sets EIO in the
+ *   mapping, returned by the next fsync or msync: the documented outcome of
+ *   mixing direct and buffered I/O on one page. -P keeps the logged or
+ *   drawn slots as they are; reproducer (1 KiB blocks, 512-byte sectors):
+ *     ATW_NO_BUILD=1 scripts/boot vanilla --sector 512 --mkfs 1024 -- /tmp/ro/replay-van1k.sh
+ *   with -P added (op #72 aio of dio in 13312-byte slots, found by #76).
+ *
  * usage: randops [-s SEEDS] [-n OPS] [-t SECS] [-w K=N,...] [-q QD]
  *                [-m MAXSIZE] [-R N] [-M] [-X] [-D MS] [-H SECS]
- *                [-l LOG] [-r LOG] [-v] DIR
+ *                [-l LOG] [-r LOG] [-E] [-P] [-v] DIR
  */
 #include "lib/wt_common.h"
 
@@ -133,6 +162,7 @@ struct rfile {
 static uint64_t maxf = 2u << 20, lo;
 static unsigned int qd = 4, nreaders, drop_ms, hang_secs = 150;
 static bool bg_mmap, bg_remap, verbose;
+static bool dio_past_eof, dio_share_pages;	/* -E, -P: see the header */
 static const char *logpath, *replay;
 static unsigned int bs, lbs, ps;
 static uint32_t dio_min, dio_max, buf_min, buf_max;
@@ -488,7 +518,13 @@ static int exec_dio_read(struct op *o)
 {
 	struct rfile *f = &files[o->file];
 	uint64_t want = o->off >= f->size ? 0 : min64(o->len, f->size - o->off);
-	ssize_t ret = pread(f->dfd, rdbuf, o->len, o->off);
+	uint64_t len = o->len;
+	ssize_t ret;
+
+	/* not into post-EOF delalloc past the EOF block (header, -E) */
+	if (!dio_past_eof && o->off < f->size)
+		len = min64(len, rup(f->size, lbs) - o->off);
+	ret = pread(f->dfd, rdbuf, len, o->off);
 
 	if (ret < 0)
 		return bad(o, "O_DIRECT read of file %d (size %llu): %s", o->file,
@@ -631,17 +667,38 @@ static void batch_subs(const struct op *o, struct sub *s)
 	uint32_t mn, mx;
 
 	for (i = 0; i < o->n; i++) {
-		uint64_t base = o->off + i * o->off2, in = 0, len;
+		uint64_t base = o->off + i * o->off2, in = 0, len, room = o->off2, b = 0;
 
+		/*
+		 * Direct sub-writes keep to the pages wholly inside their slot
+		 * (header, -P): a no-op for slots drawn now (multiples of the
+		 * folio), it matters for logs of older runs. Atomic ones are
+		 * block-aligned and never fall back to buffered writes.
+		 */
+		if (is_dio(k) && !is_atomic(k) && !dio_share_pages) {
+			uint64_t fp = max64(ps, bs);
+			uint64_t wb = i ? rup(base, fp) : base;
+			uint64_t we = i + 1 < o->n ? rdown(base + o->off2, fp) : base + o->off2;
+
+			b = wb - base;
+			room = we > wb ? we - wb : 0;
+		}
 		s[i].buf = src + i * slot;
+		if (room < lbs) {
+			s[i].off = base;	/* no room: an empty write */
+			s[i].len = 0;
+			continue;
+		}
 		if (is_atomic(k)) {
 			atomic_limits(k, &mn, &mx);
 			len = mn;
-			while (len * 2 <= min64(mx, o->off2) && rnd(&r, 2))
+			while (len * 2 <= min64(mx, room) && rnd(&r, 2))
 				len *= 2;
+			in = b;
 		} else if (is_dio(k)) {
-			in = rnd(&r, o->off2 / lbs) * lbs;
-			len = (1 + rnd(&r, (o->off2 - in) / lbs)) * lbs;
+			in = rnd(&r, room / lbs) * lbs;
+			len = (1 + rnd(&r, (room - in) / lbs)) * lbs;
+			in += b;
 		} else {
 			in = rnd(&r, o->off2);
 			len = 1 + rnd(&r, o->off2 - in);
@@ -1193,6 +1250,9 @@ static bool draw_params(uint64_t *r, struct op *o, int k)
 		} else {
 			o->off2 = rup(1 + rnd(r, 32u << 10), bs);
 		}
+		/* direct sub-writes share no page (header, -P) */
+		if (is_dio(o->sub) && !dio_share_pages)
+			o->off2 = rup(o->off2, max64(ps, bs));
 		o->len = o->n * o->off2;
 		o->off = draw_off(r, f, o->len, o->off2);
 		return o->off != ~0ULL && o->off % o->off2 == 0;
@@ -1822,7 +1882,7 @@ static void parse_weights(char *s)
 
 static void usage_bail(void)
 {
-	tap_bail("usage: randops [-s SEED[,SEED...]] [-n OPS] [-t SECS] [-w KIND=N,...] [-q QD] [-m MAXSIZE] [-R READERS] [-M] [-X] [-D MS] [-H SECS] [-l LOG] [-r LOG] [-v] DIR");
+	tap_bail("usage: randops [-s SEED[,SEED...]] [-n OPS] [-t SECS] [-w KIND=N,...] [-q QD] [-m MAXSIZE] [-R READERS] [-M] [-X] [-D MS] [-H SECS] [-l LOG] [-r LOG] [-E] [-P] [-v] DIR");
 }
 
 int main(int argc, char **argv)
@@ -1836,7 +1896,7 @@ int main(int argc, char **argv)
 
 	tap_start("randops");
 	seeds[nseeds++] = 1;
-	while ((c = getopt(argc, argv, "s:n:t:w:q:m:R:MXD:H:l:r:v")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:t:w:q:m:R:MXD:H:l:r:EPv")) != -1) {
 		switch (c) {
 		case 's':
 			nseeds = 0;
@@ -1856,6 +1916,8 @@ int main(int argc, char **argv)
 		case 'H': hang_secs = atoi(optarg); break;
 		case 'l': logpath = optarg; break;
 		case 'r': replay = optarg; break;
+		case 'E': dio_past_eof = true; break;
+		case 'P': dio_share_pages = true; break;
 		case 'v': verbose = true; break;
 		default: usage_bail();
 		}
