@@ -90,3 +90,12 @@ double jfield_num(json_t *obj, const char *key, const struct json_where *at)
 	bad_input(at->path, "line %d: \"%s\" is not a number", at->line, key);
 	return NAN;
 }
+
+double jneed_num(json_t *obj, const char *key, const struct json_where *at)
+{
+	double v = jfield_num(obj, key, at);
+
+	if (!json_object_get(obj, key))
+		bad_input(at->path, "line %d: no \"%s\"", at->line, key);
+	return v;
+}

@@ -40,4 +40,7 @@ bool jfield_str(json_t *obj, const char *key, char *buf, size_t len);
  */
 double jfield_num(json_t *obj, const char *key, const struct json_where *at);
 
+/* jfield_num() of a key the line must carry: absent is a bad input too. */
+double jneed_num(json_t *obj, const char *key, const struct json_where *at);
+
 #endif

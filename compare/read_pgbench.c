@@ -40,19 +40,9 @@ struct pgb_ctx {
 	bool setup;
 };
 
-/* A number the line must carry: absent or not a number is a bad input. */
-static double need_num(json_t *obj, const char *key, const struct json_where *at)
-{
-	double v = jfield_num(obj, key, at);
-
-	if (!json_object_get(obj, key))
-		bad_input(at->path, "line %d: no \"%s\"", at->line, key);
-	return v;
-}
-
 static int need_int(json_t *obj, const char *key, const struct json_where *at)
 {
-	double v = need_num(obj, key, at);
+	double v = jneed_num(obj, key, at);
 
 	return isnan(v) ? -1 : (int)v;
 }
@@ -69,7 +59,7 @@ static void setup_line(json_t *obj, const struct json_where *at)
 	pgb_setup.sector = need_int(obj, "sector", at);
 	pgb_setup.fs_bs = need_int(obj, "fs_bs", at);
 	pgb_setup.clients = need_int(obj, "clients", at);
-	pgb_setup.secs = need_num(obj, "secs", at);
+	pgb_setup.secs = jneed_num(obj, "secs", at);
 }
 
 static void ok_line(struct pgb *p, json_t *obj, const struct json_where *at)
@@ -81,24 +71,24 @@ static void ok_line(struct pgb *p, json_t *obj, const struct json_where *at)
 		bad_input(at->path, "line %d: no \"lib_mode\"", at->line);
 	if (!jfield_str(obj, "claim", p->claim, sizeof(p->claim)))
 		bad_input(at->path, "line %d: no \"claim\"", at->line);
-	v = need_num(obj, "scale", at);
+	v = jneed_num(obj, "scale", at);
 	if (!isnan(v) && !pgb_setup.scale)
 		pgb_setup.scale = (int)v;
-	p->txns = need_num(obj, "txns", at);
-	p->tps = need_num(obj, "tps", at);
-	p->lat_avg = need_num(obj, "lat_avg_ms", at);
-	p->lat_p99 = need_num(obj, "lat_p99_ms", at);
-	p->tps_cv = json_is_null(cv) ? NAN : need_num(obj, "tps_cv", at);
-	p->wal_bytes = need_num(obj, "wal_bytes", at);
-	p->wal_fpi = need_num(obj, "wal_fpi", at);
-	p->dev_writes = need_num(obj, "dev_writes", at);
-	p->dev_bytes = need_num(obj, "dev_write_bytes", at);
-	p->dev_flushes = need_num(obj, "dev_flushes", at);
-	p->ckpt_write = need_num(obj, "ckpt_write_ms", at);
-	p->ckpt_sync = need_num(obj, "ckpt_sync_ms", at);
-	v = need_num(obj, "converted", at);
+	p->txns = jneed_num(obj, "txns", at);
+	p->tps = jneed_num(obj, "tps", at);
+	p->lat_avg = jneed_num(obj, "lat_avg_ms", at);
+	p->lat_p99 = jneed_num(obj, "lat_p99_ms", at);
+	p->tps_cv = json_is_null(cv) ? NAN : jneed_num(obj, "tps_cv", at);
+	p->wal_bytes = jneed_num(obj, "wal_bytes", at);
+	p->wal_fpi = jneed_num(obj, "wal_fpi", at);
+	p->dev_writes = jneed_num(obj, "dev_writes", at);
+	p->dev_bytes = jneed_num(obj, "dev_write_bytes", at);
+	p->dev_flushes = jneed_num(obj, "dev_flushes", at);
+	p->ckpt_write = jneed_num(obj, "ckpt_write_ms", at);
+	p->ckpt_sync = jneed_num(obj, "ckpt_sync_ms", at);
+	v = jneed_num(obj, "converted", at);
 	p->converted = isnan(v) ? 0 : (unsigned long)v;
-	v = need_num(obj, "refused", at);
+	v = jneed_num(obj, "refused", at);
 	p->refused = isnan(v) ? 0 : (unsigned long)v;
 	p->first_errno = need_int(obj, "first_errno", at);
 	if (!(p->txns > 0))

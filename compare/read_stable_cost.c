@@ -38,16 +38,6 @@ struct stable_ctx {
 	bool setup;
 };
 
-/* A number the line must carry: absent or not a number is a bad input. */
-static double need_num(json_t *obj, const char *key, const struct json_where *at)
-{
-	double v = jfield_num(obj, key, at);
-
-	if (!json_object_get(obj, key))
-		bad_input(at->path, "line %d: no \"%s\"", at->line, key);
-	return v;
-}
-
 static void setup_line(json_t *obj, const struct json_where *at)
 {
 	static bool seen;
@@ -57,13 +47,13 @@ static void setup_line(json_t *obj, const struct json_where *at)
 	if (seen)
 		return;
 	seen = true;
-	v = need_num(obj, "ndelay", at);
+	v = jneed_num(obj, "ndelay", at);
 	stable_setup.ndelay = isnan(v) ? -1 : (int)v;
-	v = need_num(obj, "fs_bs", at);
+	v = jneed_num(obj, "fs_bs", at);
 	stable_setup.fs_bs = isnan(v) ? -1 : (int)v;
-	v = need_num(obj, "rounds", at);
+	v = jneed_num(obj, "rounds", at);
 	stable_setup.rounds = isnan(v) ? -1 : (int)v;
-	stable_setup.secs = need_num(obj, "secs", at);
+	stable_setup.secs = jneed_num(obj, "secs", at);
 }
 
 static void stable_line(json_t *obj, const struct json_where *at, void *arg)
@@ -80,7 +70,7 @@ static void stable_line(json_t *obj, const struct json_where *at, void *arg)
 		return;
 	}
 	if (json_object_get(obj, "stable_cost_exit")) {
-		v = need_num(obj, "stable_cost_exit", at);
+		v = jneed_num(obj, "stable_cost_exit", at);
 		c->exit_line = at->line;
 		c->exit_rc = isnan(v) ? -1 : (int)v;
 		return;
@@ -95,21 +85,21 @@ static void stable_line(json_t *obj, const struct json_where *at, void *arg)
 		jfield_str(obj, "n/a", s->reason, sizeof(s->reason));
 	} else if (json_object_get(obj, "median_writer_ops_s")) {
 		s = new_stable(c->kernel, c->round, ST_SUMMARY);
-		s->ops = need_num(obj, "median_writer_ops_s", at);
+		s->ops = jneed_num(obj, "median_writer_ops_s", at);
 		if (!jfield_str(obj, "baseline", s->baseline, sizeof(s->baseline)))
 			bad_input(at->path, "line %d: no \"baseline\"", at->line);
 		ratio = json_object_get(obj, "ratio");
-		s->ratio = json_is_null(ratio) ? NAN : need_num(obj, "ratio", at);
+		s->ratio = json_is_null(ratio) ? NAN : jneed_num(obj, "ratio", at);
 		/* Absent from the first version of the program: none counted. */
 		v = jfield_num(obj, "errors", at);
 		s->errors = isnan(v) ? 0 : (unsigned long)v;
 	} else if (json_object_get(obj, "round")) {
 		s = new_stable(c->kernel, c->round, ST_ROUND);
-		s->ops = need_num(obj, "writer_ops_s", at);
-		s->p50 = need_num(obj, "p50_us", at);
-		s->p99 = need_num(obj, "p99_us", at);
-		s->second = need_num(obj, "second_ops_s", at);
-		v = need_num(obj, "errors", at);
+		s->ops = jneed_num(obj, "writer_ops_s", at);
+		s->p50 = jneed_num(obj, "p50_us", at);
+		s->p99 = jneed_num(obj, "p99_us", at);
+		s->second = jneed_num(obj, "second_ops_s", at);
+		v = jneed_num(obj, "errors", at);
 		s->errors = isnan(v) ? 0 : (unsigned long)v;
 	} else {
 		bad_input(at->path, "line %d: not a bench_stable_cost line", at->line);
