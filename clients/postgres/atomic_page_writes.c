@@ -269,6 +269,23 @@ static void probe_file(int fd)
 #endif
 }
 
+/* The probe's answer as JSON fields: "mode", "reason", units, trial errnos. */
+static void put_probe_fields(struct out *o)
+{
+	put_s(o, "\"mode\":\"");
+	put_s(o, mode_name[mode]);
+	put_s(o, "\",\"reason\":\"");
+	put_s(o, reason);
+	put_s(o, "\",\"unit_min\":");
+	put_u(o, unit_min);
+	put_s(o, ",\"unit_max\":");
+	put_u(o, unit_max);
+	put_s(o, ",\"trial_atomic_errno\":");
+	put_i(o, err_atomic);
+	put_s(o, ",\"trial_wt_errno\":");
+	put_i(o, err_wt);
+}
+
 /* The probe's answer, for a driver that must know it before the run. */
 static void write_probe(void)
 {
@@ -284,18 +301,8 @@ static void write_probe(void)
 	if (fd < 0)
 		return;
 	o.len = 0;
-	put_s(&o, "{\"mode\":\"");
-	put_s(&o, mode_name[mode]);
-	put_s(&o, "\",\"reason\":\"");
-	put_s(&o, reason);
-	put_s(&o, "\",\"unit_min\":");
-	put_u(&o, unit_min);
-	put_s(&o, ",\"unit_max\":");
-	put_u(&o, unit_max);
-	put_s(&o, ",\"trial_atomic_errno\":");
-	put_i(&o, err_atomic);
-	put_s(&o, ",\"trial_wt_errno\":");
-	put_i(&o, err_wt);
+	put_s(&o, "{");
+	put_probe_fields(&o);
 	put_s(&o, "}\n");
 	if (real_pwrite(fd, o.buf, o.len, 0) != (ssize_t)o.len) {
 		/* best effort: the driver then finds no answer */
@@ -364,20 +371,10 @@ static void flush_stats(void)
 		put_u(&o, (uint64_t)my_pid);
 		put_s(&o, ",\"proc\":");
 		put_json(&o, cmd, n > 0 ? (size_t)n : 0);
-		put_s(&o, ",\"mode\":\"");
-		put_s(&o, mode_name[mode]);
-		put_s(&o, "\",\"flags\":");
+		put_s(&o, ",\"flags\":");
 		put_u(&o, (uint64_t)flags_of(mode));
-		put_s(&o, ",\"reason\":\"");
-		put_s(&o, reason);
-		put_s(&o, "\",\"unit_min\":");
-		put_u(&o, unit_min);
-		put_s(&o, ",\"unit_max\":");
-		put_u(&o, unit_max);
-		put_s(&o, ",\"trial_atomic_errno\":");
-		put_i(&o, err_atomic);
-		put_s(&o, ",\"trial_wt_errno\":");
-		put_i(&o, err_wt);
+		put_s(&o, ",");
+		put_probe_fields(&o);
 		put_s(&o, ",\"converted\":");
 		put_u(&o, __atomic_load_n(&converted, __ATOMIC_RELAXED));
 		put_s(&o, ",\"refused\":");
