@@ -4,6 +4,7 @@
 #include "results.h"
 #include "text.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,4 +42,23 @@ int nbad_inputs(void)
 const char *bad_input_text(int i)
 {
 	return bad[i];
+}
+
+void absent_note(struct absent_files *a, const char *path)
+{
+	if (a->n < MAX_ABSENT && !(a->path[a->n++] = strdup(path)))
+		die("out of memory");
+}
+
+void absent_settle(struct absent_files *a, bool measured)
+{
+	int i;
+
+	for (i = 0; i < a->n; i++) {
+		if (measured)
+			bad_input(a->path[i], "missing (%s), while other boots have it",
+				  strerror(ENOENT));
+		free(a->path[i]);
+	}
+	a->n = 0;
 }

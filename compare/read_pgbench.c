@@ -28,11 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ABSENT 1024
 
 /* Boots without the file, said only if another boot has it. */
-static char *absent[MAX_ABSENT];
-static int nabsent;
+static struct absent_files absent;
 
 struct pgb_ctx {
 	const char *kernel, *path;
@@ -145,8 +143,7 @@ void read_pgbench(const char *dir, const char *kernel, int round)
 	c.path = path;
 	n = jsonl_each(path, pgb_line, &c);
 	if (n < 0 && errno == ENOENT) {
-		if (nabsent < MAX_ABSENT && !(absent[nabsent++] = strdup(path)))
-			die("out of memory");
+		absent_note(&absent, path);
 		return;
 	}
 	pgb_setup.measured = true;
@@ -166,13 +163,5 @@ void read_pgbench(const char *dir, const char *kernel, int round)
 
 void read_pgbench_done(void)
 {
-	int i;
-
-	for (i = 0; i < nabsent; i++) {
-		if (pgb_setup.measured)
-			bad_input(absent[i], "missing (%s), while other boots have it",
-				  strerror(ENOENT));
-		free(absent[i]);
-	}
-	nabsent = 0;
+	absent_settle(&absent, pgb_setup.measured);
 }
