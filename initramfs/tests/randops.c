@@ -86,6 +86,8 @@
  */
 #include "lib/wt_common.h"
 
+#include <dirent.h>
+
 #include <liburing.h>
 #include <linux/aio_abi.h>
 #include <linux/falloc.h>
@@ -1469,6 +1471,36 @@ static void *drop_thread(void *arg)
 
 static struct op *volatile cur_op;
 
+/*
+ * For the diagnosis of a hang: where each thread of this process waits in
+ * the kernel, and every blocked task of the system in the kernel log (sysrq
+ * w also lists killable waits, which the hung-task detector passes over).
+ */
+static void dump_stacks(void)
+{
+	char path[300], line[256];
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/task");
+
+	while (d && (de = readdir(d))) {
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stack", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		printf("# thread %s:\n", de->d_name);
+		while (fgets(line, sizeof(line), f))
+			printf("#   %s", line);
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	wt_write_str("/proc/sysrq-trigger", "w");
+}
+
 /* Reports an operation that does not return (a hang), with the log. */
 static void *watchdog_thread(void *arg)
 {
@@ -1496,6 +1528,7 @@ static void *watchdog_thread(void *arg)
 			       (unsigned long long)cur_seed, hang_secs, s);
 		}
 		print_last();
+		dump_stacks();
 		write_log("hang");
 		printf("1 passed, 1 failed, 0 skipped\n");
 		fflush(stdout);
