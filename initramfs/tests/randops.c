@@ -86,7 +86,6 @@
  */
 #include "lib/wt_common.h"
 
-#include <dirent.h>
 
 #include <liburing.h>
 #include <linux/aio_abi.h>
@@ -1478,26 +1477,7 @@ static struct op *volatile cur_op;
  */
 static void dump_stacks(void)
 {
-	char path[300], line[256];
-	struct dirent *de;
-	DIR *d = opendir("/proc/self/task");
-
-	while (d && (de = readdir(d))) {
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/stack", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		printf("# thread %s:\n", de->d_name);
-		while (fgets(line, sizeof(line), f))
-			printf("#   %s", line);
-		fclose(f);
-	}
-	if (d)
-		closedir(d);
+	wt_diag_stacks(getpid());
 	wt_write_str("/proc/sysrq-trigger", "w");
 }
 

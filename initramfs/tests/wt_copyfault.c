@@ -117,28 +117,6 @@ static void writer_child(int out, unsigned int secs)
 	_exit(0);
 }
 
-/* Prints where the child's threads are, for the diagnosis of a hang. */
-static void diag_stacks(pid_t pid)
-{
-	char path[128], line[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
-	f = fopen(path, "r");
-	if (f && fgets(line, sizeof(line), f))
-		diag("writer child %d waits in %s", (int)pid, line);
-	if (f)
-		fclose(f);
-	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		diag("  %s", line);
-	}
-	if (f)
-		fclose(f);
-}
-
 int main(int argc, char **argv)
 {
 	unsigned int secs = argc > 2 ? strtoul(argv[2], NULL, 0) : 20;
@@ -158,19 +136,9 @@ int main(int argc, char **argv)
 	buf = mmap(NULL, WLEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED || pipe(pfd))
 		tap_bail("setup: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		tap_bail("fork: %s", strerror(errno));
-	if (!pid) {
-		/* a child stuck in the kernel must not hold the plan's output */
-		int nul = open("/dev/null", O_WRONLY);
-
-		dup2(nul, 1);
-		dup2(nul, 2);
-		close(pfd[0]);
+	pid = wt_fork_quiet(pfd);
+	if (!pid)
 		writer_child(pfd[1], secs);
-	}
-	close(pfd[1]);
 
 	pf.fd = pfd[0];
 	pf.events = POLLIN;
@@ -198,7 +166,7 @@ int main(int argc, char **argv)
 	     calls, WLEN >> 10, secs, HOLE_PAGE);
 	if (!check(!hung, "every write-through returns (no progress for %d s after call %u)",
 		   DEADLINE, calls + 1)) {
-		diag_stacks(pid);
+		wt_diag_stacks(pid);
 		/* The stuck writer cannot be reaped; report and leave it. */
 		kill(pid, SIGKILL);
 		return tap_done();

@@ -202,28 +202,6 @@ static void run_child(struct report *r)
 	}
 }
 
-/* Where the child's threads wait, for the diagnosis of a hang. */
-static void diag_stacks(pid_t pid)
-{
-	char path[128], line[256];
-	int tid;
-
-	for (tid = pid; tid < pid + 16; tid++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", (int)pid, tid);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		diag("thread %d:", tid);
-		while (fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = 0;
-			diag("  %s", line);
-		}
-		fclose(f);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	unsigned char *want, *rd;
@@ -241,28 +219,19 @@ int main(int argc, char **argv)
 
 	if (pipe(pfd))
 		tap_bail("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		tap_bail("fork: %s", strerror(errno));
+	pid = wt_fork_quiet(pfd);
 	if (!pid) {
-		/* a child stuck in the kernel must not hold the plan's output */
-		int nul = open("/dev/null", O_WRONLY);
-
-		dup2(nul, 1);
-		dup2(nul, 2);
-		close(pfd[0]);
 		run_child(&r);
 		if (write(pfd[1], &r, sizeof(r)) != sizeof(r))
 			_exit(2);
 		_exit(0);
 	}
-	close(pfd[1]);
 
 	pf.fd = pfd[0];
 	pf.events = POLLIN;
 	got = poll(&pf, 1, DEADLINE * 1000) == 1 ? read(pfd[0], &r, sizeof(r)) : -1;
 	if (!check(got == sizeof(r), "the test child reports within %d s", DEADLINE)) {
-		diag_stacks(pid);
+		wt_diag_stacks(pid);
 		kill(pid, SIGKILL);
 		return tap_done();
 	}
@@ -277,7 +246,7 @@ int main(int argc, char **argv)
 		tap_bail("setup step %d: %s", r.setup_step, strerror(r.setup_err));
 
 	if (!r.a_done || !r.b_done || !r.r_done || !r.u_done)
-		diag_stacks(pid);
+		wt_diag_stacks(pid);
 	check(r.fault_seen && r.fault_addr == r.page1_addr,
 	      "the write-through faults on its missing source page (event %d at %#llx, page at %#llx)",
 	      r.fault_seen, (unsigned long long)r.fault_addr, (unsigned long long)r.page1_addr);

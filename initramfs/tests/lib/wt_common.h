@@ -17,6 +17,7 @@
 #include "tap.h"
 #include "wt_trace.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -481,6 +482,62 @@ static inline int wt_spawn(char *const argv[])
 			fclose(f);
 	}
 	return ret;
+}
+
+/*
+ * Forks a child for work that may get stuck in the kernel: its stdout and
+ * stderr go to /dev/null (a stuck child must not hold the plan's output),
+ * and of the pipe pfd the child keeps the write end, the parent the read
+ * end. Returns the child's pid, 0 in the child.
+ */
+static inline pid_t wt_fork_quiet(int pfd[2])
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		tap_bail("fork: %s", strerror(errno));
+	if (!pid) {
+		int nul = open("/dev/null", O_WRONLY);
+
+		dup2(nul, 1);
+		dup2(nul, 2);
+		close(pfd[0]);
+	} else {
+		close(pfd[1]);
+	}
+	return pid;
+}
+
+/*
+ * For the diagnosis of a hang: prints as diag lines where each thread of
+ * process pid waits in the kernel.
+ */
+static inline void wt_diag_stacks(pid_t pid)
+{
+	char path[300], line[256];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stack", (int)pid, de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		diag("thread %s of %d waits in:", de->d_name, (int)pid);
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = 0;
+			diag("  %s", line);
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
 }
 
 /*
