@@ -65,8 +65,9 @@ struct report {
 static long ps;
 static int fd, uffd, pipefd[2];
 static unsigned char *src, *fmap, *scratch;
-static atomic_int a_done, b_done, r_done;
+static atomic_int a_done, b_done, r_done, u_done;
 static ssize_t a_ret, b_ret;
+static struct uffdio_copy copy;	/* source page 1, for supplier_u() */
 
 static void *writer_a(void *arg)
 {
@@ -101,9 +102,6 @@ static void *mapper_r(void *arg)
  * the mmap lock): in a thread of its own, so that the child's main thread
  * can still report if this blocks.
  */
-static struct uffdio_copy copy;
-static atomic_int u_done;
-
 static void *supplier_u(void *arg)
 {
 	(void)arg;
