@@ -32,28 +32,8 @@
 #define G_DIRTY 2
 #define G_NEW 3
 
-static uint8_t write_opcode = 0x8a;	/* plain writes; found by a trace */
+static uint8_t write_opcode;	/* plain writes; found by a trace */
 static bool have_atomic;
-
-/* The opcode of plain data writes on this disk, from a traced write-through. */
-static void find_write_opcode(void)
-{
-	const struct atw_env *e = atw_env();
-	unsigned char *buf = atw_alloc(e->bs);
-	struct devcount dc;
-	int fd = atw_env_open("wt_ioerror_probe", O_TRUNC), err;
-
-	wt_pattern(buf, e->bs, 0, 9);
-	err = devcount_start();
-	if (atw_pwrite(fd, buf, e->bs, 0, RWF_WRITETHROUGH) != (ssize_t)e->bs)
-		tap_bail("probe write-through failed");
-	if (!err && !devcount_stop(&dc, e->lbs) && wt_first_write_opcode(&dc))
-		write_opcode = wt_first_write_opcode(&dc);
-	diag("plain writes go to the disk as opcode 0x%x", write_opcode);
-	close(fd);
-	atw_env_unlink("wt_ioerror_probe");
-	free(buf);
-}
 
 /*
  * One write of len bytes at off with flags, with the device failing its
@@ -265,7 +245,7 @@ int main(int argc, char **argv)
 		return tap_done();
 	}
 	have_atomic = e->lim.buf && e->lim.buf_min <= e->bs && e->lim.buf_max >= e->bs;
-	find_write_opcode();
+	write_opcode = wt_find_write_opcode();
 	run(RWF_WRITETHROUGH);
 	if (have_atomic)
 		run(RWF_ATOMIC | RWF_WRITETHROUGH);

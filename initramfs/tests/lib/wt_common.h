@@ -640,4 +640,32 @@ static inline uint8_t wt_first_write_opcode(const struct devcount *dc)
 	return 0;
 }
 
+#ifdef RWF_WRITETHROUGH
+/*
+ * The opcode of plain data writes on this disk, from a traced one-block
+ * write-through of a scratch file (scsi_debug injects errors by opcode):
+ * 0x8a (WRITE(16)) when the trace cannot tell.
+ */
+static inline uint8_t wt_find_write_opcode(void)
+{
+	const struct atw_env *e = atw_env();
+	unsigned char *buf = atw_alloc(e->bs);
+	int fd = atw_env_open("wt_write_opcode_probe", O_TRUNC), err;
+	uint8_t op = 0x8a;
+	struct devcount dc;
+
+	wt_pattern(buf, e->bs, 0, 9);
+	err = devcount_start();
+	if (atw_pwrite(fd, buf, e->bs, 0, RWF_WRITETHROUGH) != (ssize_t)e->bs)
+		tap_bail("write-through of the opcode probe failed");
+	if (!err && !devcount_stop(&dc, e->lbs) && wt_first_write_opcode(&dc))
+		op = wt_first_write_opcode(&dc);
+	diag("plain writes go to the disk as opcode 0x%x", op);
+	close(fd);
+	atw_env_unlink("wt_write_opcode_probe");
+	free(buf);
+	return op;
+}
+#endif
+
 #endif
