@@ -96,7 +96,7 @@ static int round_once(int flags, int r, unsigned int *bad)
 {
 	const struct atw_env *e = atw_env();
 	size_t bs = e->bs, flen = NBLK * bs, at_off = bs / 2 + 7 * (r + 1);
-	unsigned char *buf = atw_alloc(flen), *rd = atw_alloc(bs), *map;
+	unsigned char *buf = atw_alloc(flen), *rd = atw_alloc(bs), *old = atw_alloc(bs), *map;
 	struct iocb cb = { 0 }, *cbs[1] = { &cb };
 	struct wt_injected inj = { .opcode = (flags & RWF_ATOMIC) ? 0x9c : write_opcode };
 	unsigned char val, o, n;
@@ -138,10 +138,13 @@ static int round_once(int flags, int r, unsigned int *bad)
 			res = event_within(-1);
 		if (wt_inject_done(&inj, phys, bs))
 			break;
-		/* the store went into the block: put the old byte back */
-		map[2 * bs + at_off] = o;
-		if (msync(map, flen, MS_SYNC))
-			tap_bail("msync: %s", strerror(errno));
+		/*
+		 * Again: the error went to other commands, and the write may
+		 * have reached the device. Block 2 back to the old data.
+		 */
+		wt_pattern(old, bs, 2 * bs, G_OLD);
+		if (atw_pwrite(fd, old, bs, 2 * bs, 0) != (ssize_t)bs || fsync(fd))
+			tap_bail("rewriting block 2: %s", strerror(errno));
 	}
 	if (armed)
 		tap_bail("arming the device error: %s", atw_err(armed));
@@ -170,6 +173,7 @@ out:
 	atw_env_unlink("wt_ioerror_mmap");
 	free(buf);
 	free(rd);
+	free(old);
 	return in_flight;
 }
 
