@@ -41,7 +41,13 @@
  *       is no process's counters).
  *   ATW_PG_PROBE_DIR=DIR   where the probe's scratch file goes.
  *
- * A refused atomic write (pwritev2 failed with any errno) is NOT silently
+ * An atomic write that fails as any write can (EIO: the device failed it or
+ * lost power; ENOSPC, EDQUOT, EFBIG, EINTR) is not a refusal: it is counted
+ * in "io_errors" with its errno ("first_io_errno") and the error goes back
+ * to PostgreSQL as a plain write's would (no second, plain attempt, which
+ * could tear the page the atomic write was for).
+ *
+ * A refused atomic write (pwritev2 failed with any other errno) is NOT silently
  * downgraded: it is counted with the first errno, the process's stats file
  * is rewritten at once with "claim":"void", and the page is then written
  * with a plain pwrite() so that PostgreSQL's own behaviour (and its error
@@ -125,8 +131,8 @@ static int err_atomic, err_wt;	/* trial write errnos, 0: accepted, -1: not tried
 
 /* Per process: reset in a forked child. */
 static int my_pid;
-static uint64_t converted, refused, passthrough, rel_other, rel_plain;
-static int first_errno;
+static uint64_t converted, refused, passthrough, rel_other, rel_plain, io_errors;
+static int first_errno, first_io_errno;
 static int stats_fd = -1;
 static int flushing;
 
@@ -381,6 +387,10 @@ static void flush_stats(void)
 		put_u(&o, __atomic_load_n(&refused, __ATOMIC_RELAXED));
 		put_s(&o, ",\"first_errno\":");
 		put_i(&o, first_errno);
+		put_s(&o, ",\"io_errors\":");
+		put_u(&o, __atomic_load_n(&io_errors, __ATOMIC_RELAXED));
+		put_s(&o, ",\"first_io_errno\":");
+		put_i(&o, first_io_errno);
 		put_s(&o, ",\"rel_plain\":");
 		put_u(&o, __atomic_load_n(&rel_plain, __ATOMIC_RELAXED));
 		put_s(&o, ",\"rel_other\":");
@@ -554,6 +564,17 @@ static bool atomic_write(int fd, const struct iovec *iov, int cnt, size_t len,
 		*ret = r;
 		return true;
 	}
+	if (errno == EIO || errno == ENOSPC || errno == EDQUOT || errno == EFBIG ||
+	    errno == EINTR) {
+		int err = errno;
+
+		if (!__atomic_fetch_add(&io_errors, 1, __ATOMIC_RELAXED))
+			first_io_errno = err;
+		flush_stats();
+		*ret = -1;
+		errno = err;	/* PostgreSQL sees the write's own error */
+		return true;
+	}
 	if (!__atomic_fetch_add(&refused, 1, __ATOMIC_RELAXED))
 		first_errno = errno;
 	flush_stats();
@@ -620,8 +641,8 @@ static void before_fork(void)
 static void in_child(void)
 {
 	my_pid = getpid();
-	converted = refused = passthrough = rel_other = rel_plain = 0;
-	first_errno = 0;
+	converted = refused = passthrough = rel_other = rel_plain = io_errors = 0;
+	first_errno = first_io_errno = 0;
 	if (stats_fd >= 0)
 		close(stats_fd);
 	stats_fd = -1;
@@ -630,7 +651,7 @@ static void in_child(void)
 
 static void at_exit(void)
 {
-	if (converted || refused || rel_plain || rel_other)
+	if (converted || refused || rel_plain || rel_other || io_errors)
 		flush_stats();
 }
 
