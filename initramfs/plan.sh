@@ -125,3 +125,28 @@ run_with_fix() {
 		"$id" "$1" "$ATW_CONFIG" "$ATW_VARIANT" >>/results/summary.jsonl
 	return 0
 }
+
+# pcblk (initramfs/modules/powercut): the power-cut disk, as $ATW_DISK.
+pcblk=/dev/pcblk0
+
+pcblk_load() {
+	if ! insmod /opt/atw/modules/pcblk.ko "$@"; then
+		fail_plan "cannot load pcblk ($*)"
+		return 1
+	fi
+	for _ in $(seq 1 50); do
+		[ -b "$pcblk" ] && break
+		sleep 0.1
+	done
+	[ -b "$pcblk" ] || { fail_plan "$pcblk did not appear"; return 1; }
+	ATW_DISK=$pcblk
+	ATW_SECTOR=$(cat /sys/block/pcblk0/queue/logical_block_size)
+	export ATW_DISK ATW_SECTOR
+	echo "atw-plan: pcblk $* atomic unit" \
+		"$(cat /sys/block/pcblk0/queue/atomic_write_unit_min_bytes)..$(cat /sys/block/pcblk0/queue/atomic_write_unit_max_bytes)"
+}
+
+pcblk_unload() {
+	unmount
+	rmmod pcblk || fail_plan "rmmod pcblk failed"
+}
