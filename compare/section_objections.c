@@ -9,11 +9,14 @@
 #include "sections.h"
 #include "text.h"
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 /*
  * L1, no user: does it help the database it is for? fpw-off-atomic
- * against fpw-on per kernel (section PostgreSQL pgbench).
+ * against fpw-on per kernel (section PostgreSQL pgbench), and its pages
+ * through power cuts (l1_powercut below).
  */
 static void l1_pgbench(FILE *out)
 {
@@ -36,6 +39,48 @@ static void l1_pgbench(FILE *out)
 			kernel_letter(kernels[k]), a.x_on.med, a.x_wal, a.devb / on.devb,
 			a.refused ? " (claim VOID)" : "");
 	}
+}
+
+/* This kernel's pg_powercut row of configuration cfg, or NULL. */
+static const struct pcut *pg_cut(const char *kernel, const char *cfg)
+{
+	int i;
+
+	for (i = 0; i < npcuts; i++)
+		if (!strcmp(pcuts[i].kernel, kernel) && !strcmp(pcuts[i].config, cfg))
+			return &pcuts[i];
+	return NULL;
+}
+
+/*
+ * L1 through power cuts: PostgreSQL's pages with fpw-off-atomic, and the
+ * negative control fpw-off-unsafe (the power-cut table's pg-* rows).
+ * False when no kernel has such a row.
+ */
+static bool l1_powercut(FILE *out)
+{
+	bool any = false;
+	int k;
+
+	for (k = 0; k < nkernels; k++) {
+		const struct pcut *a = pg_cut(kernels[k], "pg-fpw-off-atomic");
+		const struct pcut *u = pg_cut(kernels[k], "pg-fpw-off-unsafe");
+
+		if (!a && !u)
+			continue;
+		if (!any)
+			fprintf(out, "L1  ... and through power cuts (pcblk, pg-* rows of the power-cut\n"
+				"       table): torn pages and lost acknowledged commits\n");
+		any = true;
+		fprintf(out, "       %c", kernel_letter(kernels[k]));
+		if (a)
+			fprintf(out, " fpw-off-atomic %lu cuts: %lu torn, %lu of %lu commits lost;",
+				a->cuts, a->torn, a->lost, a->acked);
+		if (u)
+			fprintf(out, " unsafe control torn in %lu of %lu", u->torn, u->cuts);
+		fprintf(out, "\n");
+	}
+	return any;
 }
 
 void section_objections(FILE *out)
@@ -85,12 +130,13 @@ void section_objections(FILE *out)
 			"       %s ops/s vs 4 files %s ops/s (%s), 0 us.\n", num(one.med, b[0]),
 			num(four.med, b[1]), four.n ? (sprintf(b[2], "%.2fx", one.med / four.med), b[2]) : "-");
 	}
-	if (!pgb_setup.measured) {
+	if (pgb_setup.measured)
+		l1_pgbench(out);
+	if (!l1_powercut(out) && !pgb_setup.measured) {
 		fprintf(out, "Not measurable here: L1 (use case), L6 delalloc (WT allocates at the\n"
 			"call: row 'on device at return'), L8, L12.\n");
 		return;
 	}
-	l1_pgbench(out);
 	fprintf(out, "Not measurable here: L6 delalloc (WT allocates at the call: row 'on\n"
 		"device at return'), L8, L12.\n");
 }
