@@ -36,7 +36,18 @@ atw_is_variant() {
 	for v in $(atw_variants); do
 		[ "$v" = "$1" ] && return 0
 	done
-	return 1
+	atw_is_prefix "$1"
+}
+
+# NAME@N: the series-base patches and the first N patches of series-NAME
+# (a bisect step; N from 1 to the series' length). Built and booted like a
+# variant, as NAME-pN (atw_build_name).
+atw_is_prefix() {
+	local name=${1%@*} n=${1##*@} count
+	[[ "$1" == *@* ]] && [[ "$n" =~ ^[1-9][0-9]*$ ]] || return 1
+	case "$name" in vanilla | base | *@*) return 1 ;; esac
+	count=$(atw_series_patches "$name" | wc -l)
+	[ "$count" -gt 0 ] && [ "$n" -le "$count" ]
 }
 
 # The patch files of one series directory, in order, without the cover letter.
@@ -52,6 +63,7 @@ atw_variant_patches() {
 	case "$1" in
 	vanilla) ;;
 	base) atw_series_patches base ;;
+	*@*) atw_series_patches base; atw_series_patches "${1%@*}" | head -n "${1##*@}" ;;
 	*) atw_series_patches base; atw_series_patches "$1" ;;
 	esac
 }
@@ -93,9 +105,11 @@ atw_is_config() {
 # paths the test kernels always had), VARIANT-bench for bench. It names the
 # worktree ($ATW_CACHE/linux/trees/NAME), the output and the kernel release.
 atw_build_name() { # VARIANT [CONFIG]
+	local v=$1
+	[[ "$v" != *@* ]] || v="${v%@*}-p${v##*@}"
 	case "${2:-test}" in
-	test) echo "$1" ;;
-	*) echo "$1-$2" ;;
+	test) echo "$v" ;;
+	*) echo "$v-$2" ;;
 	esac
 }
 
