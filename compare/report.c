@@ -78,6 +78,8 @@ int main(int argc, char **argv)
 		fprintf(out, "\n(no benchmark rounds in this run: --rounds 0)\n");
 	}
 	section_powercut(out);
+	if (!(nsamples || nprobes))
+		section_objections_powercut(out);
 	section_cost(out);
 	json_out_workloads();
 	if (fclose(out))

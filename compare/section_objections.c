@@ -69,8 +69,9 @@ static bool l1_powercut(FILE *out)
 		if (!a && !u)
 			continue;
 		if (!any)
-			fprintf(out, "L1  ... and through power cuts (pcblk, pg-* rows of the power-cut\n"
-				"       table): torn pages and lost acknowledged commits\n");
+			fprintf(out, "L1  does it help the database it is for? PostgreSQL through power\n"
+				"       cuts (pcblk; pg-* rows of the power-cut table): torn pages,\n"
+				"       lost acknowledged commits\n");
 		any = true;
 		fprintf(out, "       %c", kernel_letter(kernels[k]));
 		if (a)
@@ -81,6 +82,22 @@ static bool l1_powercut(FILE *out)
 		fprintf(out, "\n");
 	}
 	return any;
+}
+
+/* A run without benchmark rounds (--rounds 0): only L1's power-cut answer. */
+void section_objections_powercut(FILE *out)
+{
+	bool any = false;
+	int k;
+
+	for (k = 0; k < nkernels; k++)
+		any |= pg_cut(kernels[k], "pg-fpw-off-atomic") || pg_cut(kernels[k], "pg-fpw-off-unsafe");
+	if (!any)
+		return;
+	hr(out, "Upstream objections (digest L) a measurement speaks to");
+	l1_powercut(out);
+	fprintf(out, "(the other objections, and L1's pgbench figures: a run with benchmark\n"
+		"rounds)\n");
 }
 
 void section_objections(FILE *out)

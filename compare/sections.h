@@ -27,6 +27,7 @@ void section_pgbench(FILE *out);
 void section_targets(FILE *out);
 /* The upstream objections (digest L) a measurement speaks to. */
 void section_objections(FILE *out);
+void section_objections_powercut(FILE *out);
 /* fio's jobs and the fio / bench_io cross-check. */
 void section_fio(FILE *out);
 /* The power-cut table (pcblk), or "not run". */
