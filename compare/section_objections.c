@@ -52,27 +52,34 @@ static const struct pcut *pg_cut(const char *kernel, const char *cfg)
 	return NULL;
 }
 
+/* Some kernel has a pg-fpw-off-* row (the power-cut table's PostgreSQL rows). */
+static bool have_pg_cuts(void)
+{
+	int i;
+
+	for (i = 0; i < npcuts; i++)
+		if (!strncmp(pcuts[i].config, "pg-fpw-off-", 11))
+			return true;
+	return false;
+}
+
 /*
  * L1 through power cuts: PostgreSQL's pages with fpw-off-atomic, and the
- * negative control fpw-off-unsafe (the power-cut table's pg-* rows).
- * False when no kernel has such a row.
+ * negative control fpw-off-unsafe. Only when have_pg_cuts().
  */
-static bool l1_powercut(FILE *out)
+static void l1_powercut(FILE *out)
 {
-	bool any = false;
 	int k;
 
+	fprintf(out, "L1  does it help the database it is for? PostgreSQL through power\n"
+		"       cuts (pcblk; pg-* rows of the power-cut table): torn pages,\n"
+		"       lost acknowledged commits\n");
 	for (k = 0; k < nkernels; k++) {
 		const struct pcut *a = pg_cut(kernels[k], "pg-fpw-off-atomic");
 		const struct pcut *u = pg_cut(kernels[k], "pg-fpw-off-unsafe");
 
 		if (!a && !u)
 			continue;
-		if (!any)
-			fprintf(out, "L1  does it help the database it is for? PostgreSQL through power\n"
-				"       cuts (pcblk; pg-* rows of the power-cut table): torn pages,\n"
-				"       lost acknowledged commits\n");
-		any = true;
 		fprintf(out, "       %c", kernel_letter(kernels[k]));
 		if (a)
 			fprintf(out, " fpw-off-atomic %lu cuts: %lu torn, %lu of %lu commits lost;",
@@ -81,18 +88,12 @@ static bool l1_powercut(FILE *out)
 			fprintf(out, " unsafe control torn in %lu of %lu", u->torn, u->cuts);
 		fprintf(out, "\n");
 	}
-	return any;
 }
 
 /* A run without benchmark rounds (--rounds 0): only L1's power-cut answer. */
 void section_objections_powercut(FILE *out)
 {
-	bool any = false;
-	int k;
-
-	for (k = 0; k < nkernels; k++)
-		any |= pg_cut(kernels[k], "pg-fpw-off-atomic") || pg_cut(kernels[k], "pg-fpw-off-unsafe");
-	if (!any)
+	if (!have_pg_cuts())
 		return;
 	hr(out, "Upstream objections (digest L) a measurement speaks to");
 	l1_powercut(out);
@@ -149,7 +150,9 @@ void section_objections(FILE *out)
 	}
 	if (pgb_setup.measured)
 		l1_pgbench(out);
-	if (!l1_powercut(out) && !pgb_setup.measured) {
+	if (have_pg_cuts())
+		l1_powercut(out);
+	if (!have_pg_cuts() && !pgb_setup.measured) {
 		fprintf(out, "Not measurable here: L1 (use case), L6 delalloc (WT allocates at the\n"
 			"call: row 'on device at return'), L8, L12.\n");
 		return;

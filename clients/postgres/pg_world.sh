@@ -19,3 +19,21 @@ grep -q '^postgres:' /etc/group || echo "postgres:x:$pggid:" >>/etc/group
 mkdir -p /dev/shm
 grep -q ' /dev/shm ' /proc/mounts || mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 chmod 1777 /tmp
+
+# A fresh copy of the cluster at DIR/pgdata (the archive holds data/).
+pg_copy_cluster() { # DIR
+	rm -rf "$1/pgdata" "$1/data"
+	tar -xf "$pg_archive" -C "$1" && mv "$1/data" "$1/pgdata" &&
+		chown -R "$pguid:$pggid" "$1/pgdata" && chmod 700 "$1/pgdata"
+}
+
+# The server on DATA with atomic_page_writes.so in library MODE, its log in
+# LOG, the library's counters in STATS; each further argument is one
+# postgres setting (name=value).
+pg_start() { # DATA MODE LOG STATS SETTING...
+	pg_d=$1 pg_m=$2 pg_l=$3 pg_s=$4 pg_o=""
+	shift 4
+	for pg_c in "$@"; do pg_o="$pg_o -c $pg_c"; done
+	as_pg env LD_PRELOAD="$lib" ATW_PG_MODE="$pg_m" ATW_PG_STATS="$pg_s" ATW_PG_PROBE_DIR="$pg_d" \
+		"$bin/pg_ctl" -D "$pg_d" -l "$pg_l" -w -t 300 -o "$pg_o" start >/dev/null
+}

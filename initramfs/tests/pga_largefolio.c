@@ -40,31 +40,14 @@ static off_t base;		/* the current case's first unit */
 static unsigned char *want;	/* NU units: what the case's range should hold */
 static uint64_t gen = 2000;
 
-/* pagemap's PFN of the page at addr (mapped), or 0. */
-static uint64_t pfn_of(const void *addr)
+/* A u64 entry of a /proc file (pagemap, kpageflags) at index i, or 0. */
+static uint64_t entry(int pfd, uint64_t i)
 {
-	int pm = open("/proc/self/pagemap", O_RDONLY);
 	uint64_t e = 0;
 
-	if (pm < 0)
-		return 0;
-	if (pread(pm, &e, sizeof(e), (uintptr_t)addr / atw_env()->ps * sizeof(e)) != sizeof(e))
+	if (pread(pfd, &e, sizeof(e), i * sizeof(e)) != sizeof(e))
 		e = 0;
-	close(pm);
-	return (e >> 63) & 1 ? e & ((1ULL << 55) - 1) : 0;
-}
-
-static uint64_t kflags(uint64_t pfn)
-{
-	int kf = open("/proc/kpageflags", O_RDONLY);
-	uint64_t f = 0;
-
-	if (kf < 0)
-		return 0;
-	if (pread(kf, &f, sizeof(f), pfn * sizeof(f)) != sizeof(f))
-		f = 0;
-	close(kf);
-	return f;
+	return e;
 }
 
 /*
@@ -76,28 +59,34 @@ static bool one_folio(off_t lo, off_t hi, char *why, size_t len)
 {
 	size_t ps = atw_env()->ps, mlen;
 	off_t mo = (base + lo) / (off_t)ps * (off_t)ps;
-	unsigned char *map;
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY);
+	unsigned char *map = MAP_FAILED;
 	uint64_t pfn0 = 0, f;
-	bool ok = true;
+	bool ok = pm >= 0 && kf >= 0;
 	size_t i;
 
+	if (!ok)
+		snprintf(why, len, "cannot open /proc/self/pagemap and /proc/kpageflags");
 	mlen = (size_t)(base + hi - mo);
-	map = mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, mo);
-	if (map == MAP_FAILED) {
+	if (ok)
+		map = mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, mo);
+	if (ok && map == MAP_FAILED) {
 		snprintf(why, len, "mmap: %s", strerror(errno));
-		return false;
+		ok = false;
 	}
-	for (i = 0; i < mlen && ok; i += ps) {
-		uint64_t pfn;
+	for (i = 0; ok && i < mlen; i += ps) {
+		uint64_t pe, pfn;
 
 		(void)*(volatile unsigned char *)(map + i);
-		pfn = pfn_of(map + i);
+		pe = entry(pm, (uintptr_t)(map + i) / ps);
+		pfn = (pe >> 63) & 1 ? pe & ((1ULL << 55) - 1) : 0;
 		if (!pfn) {
 			snprintf(why, len, "no PFN in /proc/self/pagemap");
 			ok = false;
 			break;
 		}
-		f = kflags(pfn);
+		f = entry(kf, pfn);
 		if (!i) {
 			pfn0 = pfn;
 			ok = f & (1ULL << KPF_COMPOUND_HEAD | 1ULL << KPF_COMPOUND_TAIL);
@@ -108,7 +97,12 @@ static bool one_folio(off_t lo, off_t hi, char *why, size_t len)
 			snprintf(why, len, "the page cache holds the range in more than one folio (page %zu)",
 				 i / ps);
 	}
-	munmap(map, mlen);
+	if (map != MAP_FAILED)
+		munmap(map, mlen);
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
 	return ok;
 }
 

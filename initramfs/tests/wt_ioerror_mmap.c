@@ -96,7 +96,7 @@ static int round_once(int flags, int r, unsigned int *bad)
 {
 	const struct atw_env *e = atw_env();
 	size_t bs = e->bs, flen = NBLK * bs, at_off = bs / 2 + 7 * (r + 1);
-	unsigned char *buf = atw_alloc(flen), *rd = atw_alloc(bs), *old = atw_alloc(bs), *map;
+	unsigned char *buf = atw_alloc(flen), *rd = atw_alloc(bs), *map;
 	struct iocb cb = { 0 }, *cbs[1] = { &cb };
 	struct wt_injected inj = { .opcode = (flags & RWF_ATOMIC) ? 0x9c : write_opcode };
 	unsigned char val, o, n;
@@ -140,10 +140,10 @@ static int round_once(int flags, int r, unsigned int *bad)
 			break;
 		/*
 		 * Again: the error went to other commands, and the write may
-		 * have reached the device. Block 2 back to the old data.
+		 * have reached the device. Block 2 back to the old data (still
+		 * in buf at block 2: the new data went to buf's first block).
 		 */
-		wt_pattern(old, bs, 2 * bs, G_OLD);
-		if (atw_pwrite(fd, old, bs, 2 * bs, 0) != (ssize_t)bs || fsync(fd))
+		if (atw_pwrite(fd, buf + 2 * bs, bs, 2 * bs, 0) != (ssize_t)bs || fsync(fd))
 			tap_bail("rewriting block 2: %s", strerror(errno));
 	}
 	if (armed)
@@ -173,7 +173,6 @@ out:
 	atw_env_unlink("wt_ioerror_mmap");
 	free(buf);
 	free(rd);
-	free(old);
 	return in_flight;
 }
 
