@@ -33,8 +33,9 @@
  * must agree with the device.
  *
  * Background threads (each optional): readers (-R N, buffered reads of both
- * files whose results only must not fail: what they read races the
- * writers; no O_DIRECT, which meets mmap stores' delalloc with EIO);
+ * files, checked against the model outside the ranges that the foreground
+ * operations running meanwhile may change, see reader_thread(); no
+ * O_DIRECT, which meets mmap stores' delalloc with EIO);
  * mmap stores (-M) into the first RESERVE bytes of file 0, which the
  * foreground never touches (every foreground offset, truncate size and
  * collapse/insert point is at or above RESERVE), checked by the thread
@@ -43,7 +44,7 @@
  * shared memfd mapping, so a remapped page has identical content but is not
  * present: a write's copy from it stops short, and a correct kernel still
  * writes the same bytes); drop_caches every -D MS milliseconds. Fault
- * operations pause the background threads.
+ * operations pause the background threads except the readers.
  *
  * Reproducible: -s SEED -n OPS replays the same sequence on the same kernel
  * and file system. On a mismatch the run prints the last operations, the
@@ -1363,31 +1364,180 @@ static void bg_fail_set(const char *fmt, ...)
 }
 
 /*
+ * What a background reader checks. Before each foreground operation starts,
+ * run_seed() publishes its window: the bytes of the one file it may change
+ * (to EOF and beyond for truncate, collapse and insert) and whether it may
+ * change the size; after the operation, the sizes. A reader snapshots the
+ * model outside the window of the operation in flight, reads, and then
+ * compares every byte outside the windows of the operations that ran
+ * meanwhile with the snapshot, and the length read with the size. Bytes the
+ * foreground changes lie in its window, so the snapshot needs no lock
+ * against the foreground's model updates, only win_mu for the windows.
+ */
+#define NWIN 8
+struct window {
+	uint64_t lo, hi;	/* [lo, hi) of file */
+	uint8_t file;
+	bool size;		/* may change the file's size */
+};
+
+static pthread_mutex_t win_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t win_started, win_done;	/* operations */
+static struct window wins[NWIN];	/* operation n's at n % NWIN */
+static uint64_t pub_size[NFILES];
+static atomic_ulong bg_checked, bg_overtaken;
+
+static struct window op_window(const struct op *o)
+{
+	struct window w = { .file = o->file, .size = true };
+
+	switch (o->kind) {
+	case K_BUF: case K_WT: case K_WT_DSYNC: case K_WT_ATOMIC:
+	case K_DIO: case K_DIO_ATOMIC: case K_BUF_ATOMIC:
+		if (o->sub)	/* malformed: must change nothing */
+			return (struct window){ .file = o->file };
+		/* fallthrough */
+	case K_MMAP_W: case K_CLONE: case K_COPY: case K_FALLOC: case K_PUNCH: case K_ZERO:
+		w.lo = o->off;
+		w.hi = o->off + o->len;
+		break;
+	case K_URING: case K_AIO:
+		w.lo = o->off;
+		w.hi = o->off + o->n * o->off2;
+		break;
+	case K_FAULT:	/* the call's blocks and the dirty neighbour's */
+		w.lo = rdown(o->off, bs) >= bs ? rdown(o->off, bs) - bs : 0;
+		w.hi = rup(o->off + o->len, bs) + bs;
+		break;
+	case K_TRUNC:
+		w.lo = min64(o->off, files[o->file].size);
+		w.hi = ~0ULL;
+		break;
+	case K_COLLAPSE: case K_INSERT:
+		w.lo = o->off;
+		w.hi = ~0ULL;
+		break;
+	default:	/* reads, syncs, drop_caches, dedupe: no change */
+		w.size = false;
+		break;
+	}
+	return w;
+}
+
+static void win_begin(const struct op *o)
+{
+	struct window w = op_window(o);
+
+	pthread_mutex_lock(&win_mu);
+	wins[win_started % NWIN] = w;
+	win_started++;
+	pthread_mutex_unlock(&win_mu);
+}
+
+static void win_end(void)
+{
+	int i;
+
+	pthread_mutex_lock(&win_mu);
+	for (i = 0; i < NFILES; i++)
+		pub_size[i] = files[i].size;
+	win_done = win_started;
+	pthread_mutex_unlock(&win_mu);
+}
+
+static bool in_window(const struct window *w, int nw, int fi, uint64_t off)
+{
+	int i;
+
+	for (i = 0; i < nw; i++)
+		if (w[i].file == fi && off >= w[i].lo && off < w[i].hi)
+			return true;
+	return false;
+}
+
+/*
  * Buffered reads only: an O_DIRECT read that meets the delalloc extent a
  * racing mmap store made (the mmap thread, or a foreground mmap_write,
  * which takes no iolock) fails with EIO by design in 6.12
  * (iomap_dio_iter(): "Direct I/O collision with buffered writes").
+ * Readers keep reading while a fault operation runs: reads issue no device
+ * writes, so they cannot take the injected error.
  */
 static void *reader_thread(void *arg)
 {
 	uint64_t r = (uintptr_t)arg * 7919 + 1;
-	unsigned char *b = atw_alloc(MAXW);
+	unsigned char *b = atw_alloc(MAXW), *snap = atw_alloc(MAXW);
+	struct window w[NWIN + 1];
 
-	while (!atomic_load(&bg_stop)) {
-		int fi = rnd(&r, NFILES);
-		uint64_t len = 1 + rnd(&r, MAXW), off = rnd(&r, maxf);
+	while (!atomic_load(&bg_stop) && !atomic_load(&bg_failed)) {
+		int fi = rnd(&r, NFILES), nw = 0, i;
+		uint64_t len = 1 + rnd(&r, MAXW), off, size, stable, want, n1, n2, x;
+		const unsigned char *model = files[fi].data;
+		bool exact = true, busy;
 		ssize_t ret;
 
-		pthread_rwlock_rdlock(&quiesce);
+		pthread_mutex_lock(&win_mu);
+		size = pub_size[fi];
+		off = rnd(&r, size + bs);
+		len = min64(len, maxf + MAXW - off);	/* the model's length */
+		n1 = win_started;
+		busy = win_done < n1;
+		if (busy)	/* in flight: its window is not copied */
+			w[nw++] = wins[(n1 - 1) % NWIN];
+		for (x = off; x < off + len; x++)
+			if (!in_window(w, nw, fi, x))
+				snap[x - off] = model[x];
+		pthread_mutex_unlock(&win_mu);
+
 		ret = pread(files[fi].fd, b, len, off);
-		pthread_rwlock_unlock(&quiesce);
-		if (ret < 0)
+
+		pthread_mutex_lock(&win_mu);
+		n2 = win_started;
+		if (n2 - n1 < NWIN)	/* else the ring has lost some */
+			for (x = n1; x < n2; x++)
+				w[nw++] = wins[x % NWIN];
+		pthread_mutex_unlock(&win_mu);
+		atomic_fetch_add(&bg_reads, 1);
+		if (ret < 0) {
 			bg_fail_set("reader: read of %llu at %llu of file %d: %s",
 				    (unsigned long long)len, (unsigned long long)off, fi,
 				    strerror(errno));
-		atomic_fetch_add(&bg_reads, 1);
+			break;
+		}
+		if (n2 - n1 >= NWIN) {
+			atomic_fetch_add(&bg_overtaken, 1);
+			continue;
+		}
+		stable = size;
+		for (i = 0; i < nw; i++) {
+			if (w[i].file != fi || !w[i].size)
+				continue;
+			exact = false;
+			stable = min64(stable, w[i].lo);
+		}
+		want = off < stable ? min64(len, stable - off) : 0;
+		if (exact ? (uint64_t)ret != want : (uint64_t)ret < want) {
+			bg_fail_set("reader: read of %llu at %llu of file %d returned %zd, size %llu says %s%llu (operations #%llu to before #%llu ran meanwhile)",
+				    (unsigned long long)len, (unsigned long long)off, fi, ret,
+				    (unsigned long long)size, exact ? "" : "at least ",
+				    (unsigned long long)want, (unsigned long long)(n1 - busy),
+				    (unsigned long long)n2);
+			break;
+		}
+		for (x = 0; x < (uint64_t)ret; x++) {
+			if ((fi == 0 && off + x < lo) || in_window(w, nw, fi, off + x) ||
+			    b[x] == snap[x])
+				continue;
+			bg_fail_set("reader: file %d byte %llu (read of %llu at %llu): expected 0x%02x, found 0x%02x; operations #%llu to before #%llu ran meanwhile",
+				    fi, (unsigned long long)(off + x), (unsigned long long)len,
+				    (unsigned long long)off, snap[x], b[x],
+				    (unsigned long long)(n1 - busy), (unsigned long long)n2);
+			break;
+		}
+		atomic_fetch_add(&bg_checked, 1);
 	}
 	free(b);
+	free(snap);
 	return NULL;
 }
 
@@ -1716,6 +1866,11 @@ static void report_kinds(const char *what)
 	diag("%s drawn:%s", what, s);
 }
 
+/* For the summary line: sequences run, operations, the failing ones. */
+static unsigned int seqs_run, seqs_failed;
+static uint64_t ops_run;
+static char failing[256];
+
 static void finish_seq(const char *name, uint64_t count, double t0)
 {
 	struct op end = { .seq = count, .kind = K_VERIFY };
@@ -1735,7 +1890,15 @@ static void finish_seq(const char *name, uint64_t count, double t0)
 	}
 	if (atomic_load(&bg_failed))
 		bad(&end, "background: %s", bg_fail);
+	seqs_run++;
+	ops_run += count;
 	if (failed) {
+		size_t n = strlen(failing);
+
+		seqs_failed++;
+		if (n < sizeof(failing) - 24)
+			snprintf(failing + n, sizeof(failing) - n, "%s%llu", n ? "," : "",
+				 replay ? 0ULL : (unsigned long long)cur_seed);
 		print_last();
 		write_log(failmsg);
 		check(false, "%s: mismatch after %llu ops: %s", name, (unsigned long long)count,
@@ -1788,6 +1951,8 @@ static void run_seed(uint64_t seed, uint64_t nmax, double secs)
 	failed = false;
 	atomic_store(&bg_failed, 0);
 	open_files();
+	win_started = 0;
+	win_end();
 	start_bg(th, &nth);
 	for (i = 0; i < nmax && !failed && !atomic_load(&bg_failed); i++) {
 		if (secs > 0 && now() - t0 > secs)
@@ -1795,7 +1960,9 @@ static void run_seed(uint64_t seed, uint64_t nmax, double secs)
 		draw_op(&r, &o, i);
 		log_op(&o);
 		cur_op = &o;
+		win_begin(&o);
 		exec_op(&o);
+		win_end();
 		ops[nops - 1] = o;	/* exec may adjust (fault neighbour) */
 		atomic_fetch_add(&progress, 1);
 	}
@@ -1805,8 +1972,9 @@ static void run_seed(uint64_t seed, uint64_t nmax, double secs)
 	snprintf(name, sizeof(name), "seed %llu", (unsigned long long)seed);
 	finish_seq(name, i, t0);
 	if (nreaders || bg_mmap || bg_remap || drop_ms)
-		diag("seed %llu background: %lu reads, %lu mmap stores, %lu remaps, %lu drops",
+		diag("seed %llu background: %lu reads (%lu checked against the model, %lu overtaken by %d operations), %lu mmap stores, %lu remaps, %lu drops",
 		     (unsigned long long)seed, atomic_exchange(&bg_reads, 0),
+		     atomic_exchange(&bg_checked, 0), atomic_exchange(&bg_overtaken, 0), NWIN,
 		     atomic_exchange(&bg_stores, 0), atomic_exchange(&bg_remaps, 0),
 		     atomic_exchange(&bg_drops, 0));
 	close_files();
@@ -1997,6 +2165,10 @@ int main(int argc, char **argv)
 	for (k = 0; k < NKINDS; k++)
 		if (kinds[k].failed)
 			diag("kind %s: %lu mismatches", kinds[k].name, kinds[k].failed);
+	/* one line for scripts/compare (compare/read_randops.c) */
+	diag("randops: sequences=%u ops=%llu failed=%u failing=%s faults=%lu bs=%u sector=%u",
+	     seqs_run, (unsigned long long)ops_run, seqs_failed, failing[0] ? failing : "-",
+	     kinds[K_FAULT].drawn, bs, lbs);
 	if (ring_ok)
 		io_uring_queue_exit(&ring);
 	return tap_done();
