@@ -5,7 +5,7 @@
  *    "bad_inputs":["PATH: WHY"...] (only when an input was bad)}
  * Items in the order the report makes them: the stable-pages cost rows
  * and the pgbench rows and anchor comparisons (each only when measured),
- * targets, cross-checks, power-cut rows, series
+ * targets, cross-checks, power-cut rows, randops rows, series
  * costs, then every workload aggregate and probe.
  * Numbers keep the precision the report always gave them; a figure that
  * was not measured is -1. Defined in write_json.c.
@@ -34,6 +34,7 @@ void json_out_target(const char *what, double have, double want, bool at_most,
 void json_out_xcheck(const char *kernel, enum metric m, double fio, double bench_io,
 		     int n_fio, int n_bench_io);
 void json_out_powercut(const struct pcut *c);
+void json_out_randops(const struct randops_run *r);
 void json_out_cost(const struct cost *c, int added, int deleted);
 /* Every workload's aggregate per kernel and latency, then every probe. */
 void json_out_workloads(void);

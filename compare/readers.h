@@ -49,6 +49,14 @@ void read_pgbench_done(void);
  */
 void read_powercut(void);
 
+/*
+ * read_randops.c: RESDIR/randops-KERNEL/results/randops*.tap, the summary
+ * line of each randops run (or its SKIP), for every kernel. With
+ * RANDOPS_SEEDS > 0 in env.txt a kernel without any, or a run without its
+ * summary (it did not finish), is a bad input.
+ */
+void read_randops(void);
+
 /* read_series.c: ROOT/series-NAME/[0-9]*.patch, the cost of one series. */
 void read_series(const char *name);
 

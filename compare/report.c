@@ -55,6 +55,7 @@ int main(int argc, char **argv)
 	read_runs();
 	collect_latencies();
 	read_powercut();
+	read_randops();
 	read_series("base");
 	read_series("writethrough");
 	read_series("pgatomic");
@@ -80,6 +81,7 @@ int main(int argc, char **argv)
 	section_powercut(out);
 	if (!(nsamples || nprobes))
 		section_objections_powercut(out);
+	section_randops(out);
 	section_cost(out);
 	json_out_workloads();
 	if (fclose(out))

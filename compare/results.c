@@ -16,6 +16,8 @@ struct probe probes[MAX_PROBES];
 int nprobes;
 struct pcut pcuts[MAX_PCUTS];
 int npcuts;
+struct randops_run randops_runs[MAX_RANDOPS];
+int nrandops_runs;
 struct cost costs[MAX_COSTS];
 int ncosts;
 struct stable stables[MAX_STABLE];

@@ -3,7 +3,7 @@
  * results.h: what the readers fill and the sections read, for one results
  * directory: env.txt, the samples (bench_io and fio), the probes
  * (bench_probe), bench_stable_cost's lines, pg_bench's configurations, the
- * power-cut summaries and the cost of each series.
+ * power-cut summaries, the randops summaries and the cost of each series.
  * Defined in results.c.
  */
 #ifndef ATW_REPORT_RESULTS_H
@@ -19,6 +19,7 @@
 #define MAX_COSTS 4
 #define MAX_STABLE 2048
 #define MAX_PGB 512
+#define MAX_RANDOPS 64
 
 enum metric { OPS, P50, P99, P999, DEVW, DEVF, CPU, NR_METRICS };
 
@@ -91,6 +92,16 @@ struct pcut {
 	unsigned long cuts, torn, lost, bad, acked, tailw, during;
 };
 
+/*
+ * One randops run of one kernel (a "# randops:" summary line of a TAP file
+ * of initramfs/plans/randops), or a run the kernel skipped, with why.
+ */
+struct randops_run {
+	char kernel[32], run[48], failing[128], skip[120];
+	unsigned long seqs, ops, failed, faults;
+	int bs, sector;
+};
+
 /* The cost in code of one series, from its patches. */
 struct cost {
 	char series[32];
@@ -107,6 +118,8 @@ extern struct probe probes[MAX_PROBES];
 extern int nprobes;
 extern struct pcut pcuts[MAX_PCUTS];
 extern int npcuts;
+extern struct randops_run randops_runs[MAX_RANDOPS];
+extern int nrandops_runs;
 extern struct cost costs[MAX_COSTS];
 extern int ncosts;
 extern struct stable stables[MAX_STABLE];

@@ -32,6 +32,8 @@ void section_objections_powercut(FILE *out);
 void section_fio(FILE *out);
 /* The power-cut table (pcblk), or "not run". */
 void section_powercut(FILE *out);
+/* The random exerciser's runs: seeds, operations, failures per kernel. */
+void section_randops(FILE *out);
 /* The cost in code of each series, by subsystem. */
 void section_cost(FILE *out);
 

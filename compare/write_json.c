@@ -181,6 +181,20 @@ void json_out_powercut(const struct pcut *c)
 		      "expect", str(c->expect), "result", str(c->result)));
 }
 
+void json_out_randops(const struct randops_run *r)
+{
+	if (r->skip[0]) {
+		add(json_pack("{s:o, s:o, s:o}", "randops", str(r->run), "kernel", str(r->kernel),
+			      "skipped", str(r->skip)));
+		return;
+	}
+	add(json_pack("{s:o, s:o, s:i, s:i, s:I, s:I, s:I, s:I, s:o}", "randops", str(r->run),
+		      "kernel", str(r->kernel), "fs_bs", r->bs, "sector", r->sector,
+		      "sequences", (json_int_t)r->seqs, "ops", (json_int_t)r->ops,
+		      "failed", (json_int_t)r->failed, "fault_ops", (json_int_t)r->faults,
+		      "failing_seeds", str(r->failing)));
+}
+
 void json_out_cost(const struct cost *c, int added, int deleted)
 {
 	add(json_pack("{s:o, s:i, s:i, s:o, s:i}", "cost", str(c->series),
