@@ -33,6 +33,7 @@
  *     expect=untorn|torn|info result=pass|fail|skip
  */
 #include "lib/atomic_io.h"
+#include "lib/pcblk.h"
 #include "lib/tap.h"
 
 #include <errno.h>
@@ -52,7 +53,6 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#define DBG_DIR "/sys/kernel/debug/pcblk"
 #define RAW_BASE (1 << 20)	/* raw units start 1 MiB into the device */
 #define RAW_UNIT 16384		/* preferred raw unit, clamped to statx */
 #define NR_UNITS 64
@@ -178,79 +178,6 @@ static uint64_t mix64(uint64_t *s)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
-}
-
-static int dbg_write(const char *file, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int dbg_write(const char *file, const char *fmt, ...)
-{
-	char path[128], buf[128];
-	va_list ap;
-	int fd, n, ret = 0;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	snprintf(path, sizeof(path), DBG_DIR "/%s", file);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, n) != n)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int dbg_read(const char *file, char *buf, size_t size)
-{
-	char path[128];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), DBG_DIR "/%s", file);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
-}
-
-/* One counter of DBG_DIR/stats, or -1. */
-static long long dev_stat(const char *name);
-
-/* Writes the device completed so far. */
-static long long dev_writes(void)
-{
-	return dev_stat("atomic_writes") + dev_stat("plain_writes");
-}
-
-/* One counter of DBG_DIR/stats, or -1. */
-static long long dev_stat(const char *name)
-{
-	static char buf[4096];
-	size_t len = strlen(name);
-	char *p;
-
-	if (dbg_read("stats", buf, sizeof(buf)))
-		return -1;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, name, len) && p[len] == ' ')
-			return strtoll(p + len, NULL, 10);
-	return -1;
-}
-
-static bool powered(void)
-{
-	char buf[16];
-
-	return !dbg_read("cut", buf, sizeof(buf)) && !strcmp(buf, "on");
 }
 
 /* The stamp lib/atomic_io.c writes at the start of every 512-byte sector. */
@@ -514,7 +441,7 @@ static int recover(struct run *r)
 		if (i == 50)
 			return -errno;
 	}
-	ret = dbg_write("restore", "1");
+	ret = pcblk_set("restore", "1");
 	if (ret)
 		return ret;
 	if (r->cfg->target == T_XFS) {
@@ -596,7 +523,7 @@ static uint64_t sector_gen(struct run *r, unsigned int u, const unsigned char *p
 
 /*
  * The device's record of the writes that touched a unit (the last 1024
- * writes of DBG_DIR/log), for a tear where none may be.
+ * writes of PCBLK_DIR/log), for a tear where none may be.
  */
 static void dump_unit_log(struct run *r, off_t off)
 {
@@ -612,7 +539,7 @@ static void dump_unit_log(struct run *r, off_t off)
 	}
 	first = phys / 512;
 	last = (phys + r->unit) / 512;
-	if (dbg_read("log", buf, sizeof(buf)))
+	if (pcblk_get("log", buf, sizeof(buf)))
 		return;
 	diag("  device writes over sectors %llu..%llu (seq power op sector+bytes flags state):",
 	     (unsigned long long)first, (unsigned long long)last - 1);
@@ -723,7 +650,7 @@ static void parse_last_cut(unsigned long *torn, unsigned long *inflight,
 	char *p;
 
 	*torn = *inflight = 0;
-	if (dbg_read("last_cut", line, size))
+	if (pcblk_get("last_cut", line, size))
 		return;
 	p = strstr(line, " torn=");
 	if (p)
@@ -758,11 +685,11 @@ static int one_round(struct run *r, unsigned int round)
 	 * (buffered writes reach the device merged, at writeback).
 	 */
 	cut_at = 1 + r->round_seed % r->stream_est;
-	if (dbg_write("seed", "%llu", (unsigned long long)r->round_seed) ||
-	    dbg_write("cut_after", "%u", cut_at))
-		tap_bail("cannot arm the cut in " DBG_DIR);
-	a0 = dev_stat("atomic_writes");
-	w0 = dev_writes();
+	if (pcblk_set("seed", "%llu", (unsigned long long)r->round_seed) ||
+	    pcblk_set("cut_after", "%u", cut_at))
+		tap_bail("cannot arm the cut in " PCBLK_DIR);
+	a0 = pcblk_stat("atomic_writes");
+	w0 = pcblk_writes();
 
 	for (t = 0; t < opt.threads; t++)
 		r->busy[t] = r->last[t] = -1;
@@ -802,16 +729,16 @@ static int one_round(struct run *r, unsigned int round)
 		munmap(r->map, (size_t)r->nunits * r->unit);
 		r->map = NULL;
 	}
-	w1 = dev_writes();
-	if (powered()) {
+	w1 = pcblk_writes();
+	if (pcblk_powered()) {
 		r->notcut++;
 		if (w1 > w0)
 			r->stream_est = w1 - w0;
-		dbg_write("cut", "now");
+		pcblk_set("cut", "now");
 	} else {
 		r->midstream++;
 	}
-	a1 = dev_stat("atomic_writes");
+	a1 = pcblk_stat("atomic_writes");
 	if (a0 >= 0 && a1 >= a0)
 		r->dev_atomic += a1 - a0;
 	parse_last_cut(&dtorn, &dinfl, last, sizeof(last));
@@ -970,8 +897,8 @@ static bool run_config(const struct pc_config *c, int idx)
 			close(r.fd);
 		return true;
 	}
-	if (!powered())
-		dbg_write("restore", "1");
+	if (!pcblk_powered())
+		pcblk_set("restore", "1");
 
 	r.ngen = opt.writes + 2 * opt.threads + 2;
 	if (c->mix != X_NONE) {
@@ -1096,15 +1023,15 @@ static bool dev_is(off_t off, size_t len, uint64_t gen)
 
 static void dev_cycle(void)
 {
-	if (dbg_write("cut", "now"))
+	if (pcblk_set("cut", "now"))
 		tap_bail("cut now");
-	if (dbg_write("restore", "1"))
+	if (pcblk_set("restore", "1"))
 		tap_bail("restore");
 }
 
 static void dev_tunables(unsigned int survive, unsigned int tear)
 {
-	if (dbg_write("survive_pct", "%u", survive) || dbg_write("tear_pct", "%u", tear))
+	if (pcblk_set("survive_pct", "%u", survive) || pcblk_set("tear_pct", "%u", tear))
 		tap_bail("cannot set survive_pct/tear_pct");
 }
 
@@ -1149,11 +1076,11 @@ static void dev_cache_model(void)
 	check(!fdatasync(dev_fd), "fdatasync after a write returns 0");
 	dev_put(a, dev_lbs, 2, 0);
 	check(dev_is(a, dev_lbs, 2), "before the cut, reads see the unflushed write");
-	check(!dbg_write("cut", "now") && !powered(), "cut now: power off");
+	check(!pcblk_set("cut", "now") && !pcblk_powered(), "cut now: power off");
 	check(atw_pread(dev_fd, w, dev_lbs, a) == -EIO, "a read after the cut fails with EIO");
 	check(atw_pwrite(dev_fd, w, dev_lbs, a, 0) == -EIO, "a write after the cut fails with EIO");
 	check(fdatasync(dev_fd) == -1 && errno == EIO, "a flush after the cut fails with EIO");
-	check(!dbg_write("restore", "1") && powered(), "restore: power on");
+	check(!pcblk_set("restore", "1") && pcblk_powered(), "restore: power on");
 	check(dev_is(a, dev_lbs, 1), "survive_pct=0: the unflushed write is gone, the flushed one stays");
 
 	dev_put(a, dev_lbs, 3, RWF_DSYNC);
@@ -1196,7 +1123,7 @@ static void dev_cache_model(void)
 	dev_cycle();
 	check(dev_is(a, dev_lbs, 21), "an older unflushed write surviving does not overwrite a later FUA write");
 
-	check(!dbg_read("last_cut", buf, sizeof(buf)) && !strncmp(buf, "how=now", 7),
+	check(!pcblk_get("last_cut", buf, sizeof(buf)) && !strncmp(buf, "how=now", 7),
 	      "last_cut reports the cut (%s)", buf);
 	free(w);
 }
@@ -1216,7 +1143,7 @@ static void dev_replay(void)
 		fdatasync(dev_fd);
 		for (i = 0; i < 64; i++)
 			dev_put(base + (i * 7 % 32) * unit, unit, 101 + i, 0);
-		dbg_write("seed", "12345");
+		pcblk_set("seed", "12345");
 		dev_cycle();
 		snap[pass] = atw_alloc(span);
 		if (atw_pread(dev_fd, snap[pass], span, base) != (ssize_t)span)
@@ -1235,7 +1162,7 @@ static void dev_cut_after(void)
 	unsigned int i;
 
 	dev_tunables(50, 50);
-	check(!dbg_write("cut_after", "3"), "cut_after 3 arms");
+	check(!pcblk_set("cut_after", "3"), "cut_after 3 arms");
 	for (i = 0; i < 5; i++) {
 		atw_fill(w, dev_lbs, 2 << 20, 200 + i);
 		ret[i] = atw_pwrite(dev_fd, w, dev_lbs, (2 << 20) + i * dev_lbs, 0);
@@ -1244,10 +1171,10 @@ static void dev_cut_after(void)
 	      ret[3] == -EIO && ret[4] == -EIO,
 	      "cut_after 3: three writes complete, the next ones fail with EIO (%zd %zd %zd %zd %zd)",
 	      ret[0], ret[1], ret[2], ret[3], ret[4]);
-	check(!powered(), "cut_after: the power is off");
-	check(!dbg_read("last_cut", buf, sizeof(buf)) && strstr(buf, "how=after") &&
+	check(!pcblk_powered(), "cut_after: the power is off");
+	check(!pcblk_get("last_cut", buf, sizeof(buf)) && strstr(buf, "how=after") &&
 	      strstr(buf, "inflight=1"), "last_cut: a cut_after cut with one write caught in flight (%s)", buf);
-	check(!dbg_write("restore", "1") && powered(), "restore after cut_after");
+	check(!pcblk_set("restore", "1") && pcblk_powered(), "restore after cut_after");
 	free(w);
 }
 
@@ -1259,30 +1186,30 @@ static void dev_reject(void)
 	char cmd[64];
 	int ret;
 
-	r0 = dev_stat("rejected_atomic");
-	m0 = dev_stat("rej_misaligned");
-	p0 = dev_stat("rej_not_pow2");
-	ret = dbg_write("inject_atomic", "0 %lld", umin);
+	r0 = pcblk_stat("rejected_atomic");
+	m0 = pcblk_stat("rej_misaligned");
+	p0 = pcblk_stat("rej_not_pow2");
+	ret = pcblk_set("inject_atomic", "0 %lld", umin);
 	check(!ret, "a valid in-kernel REQ_ATOMIC bio of %lld bytes completes (%s)", umin,
 	      strerror(-ret));
-	ret = dbg_write("inject_atomic", "%lld %lld", umin, 2 * umin);
-	check(ret == -EINVAL && dev_stat("rej_misaligned") == m0 + 1,
+	ret = pcblk_set("inject_atomic", "%lld %lld", umin, 2 * umin);
+	check(ret == -EINVAL && pcblk_stat("rej_misaligned") == m0 + 1,
 	      "a misaligned REQ_ATOMIC bio reaches the driver and fails with EINVAL (%s)",
 	      strerror(-ret));
 	if (umax >= 4 * umin) {
-		ret = dbg_write("inject_atomic", "0 %lld", 3 * umin);
-		check(ret == -EINVAL && dev_stat("rej_not_pow2") == p0 + 1,
+		ret = pcblk_set("inject_atomic", "0 %lld", 3 * umin);
+		check(ret == -EINVAL && pcblk_stat("rej_not_pow2") == p0 + 1,
 		      "a non-power-of-two REQ_ATOMIC bio fails with EINVAL in the driver (%s)",
 		      strerror(-ret));
 	} else {
 		skip("unit max < 4 x unit min", "non-power-of-two REQ_ATOMIC bio");
 	}
-	check(dev_stat("rejected_atomic") == r0 + 1 + (umax >= 4 * umin),
+	check(pcblk_stat("rejected_atomic") == r0 + 1 + (umax >= 4 * umin),
 	      "the driver counts every rejected atomic write");
 	snprintf(cmd, sizeof(cmd), "0 %lld", 2 * umax);
-	ret = dbg_write("inject_atomic", "%s", cmd);
+	ret = pcblk_set("inject_atomic", "%s", cmd);
 	diag("a REQ_ATOMIC bio above unit max: %s, %s", strerror(-ret),
-	     dev_stat("rejected_atomic") == r0 + 1 + (umax >= 4 * umin) ?
+	     pcblk_stat("rejected_atomic") == r0 + 1 + (umax >= 4 * umin) ?
 	     "stopped by the block layer before the driver" : "rejected by the driver");
 	check(ret == -EINVAL, "a REQ_ATOMIC bio above unit max fails with EINVAL");
 }
@@ -1290,7 +1217,7 @@ static void dev_reject(void)
 static void dev_log(void)
 {
 	static char buf[1 << 16];
-	int fd = open(DBG_DIR "/log", O_RDONLY);
+	int fd = open(PCBLK_DIR "/log", O_RDONLY);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 
 	if (fd >= 0)
@@ -1307,14 +1234,14 @@ static bool run_device(void)
 	char seed[32] = "";
 
 	dev_lbs = v > 0 ? v : 512;
-	if (access(DBG_DIR "/cut", W_OK))
-		tap_bail("%s: no pcblk control directory (%s)", DBG_DIR, strerror(errno));
-	if (!powered())
-		dbg_write("restore", "1");
+	if (access(PCBLK_DIR "/cut", W_OK))
+		tap_bail("%s: no pcblk control directory (%s)", PCBLK_DIR, strerror(errno));
+	if (!pcblk_powered())
+		pcblk_set("restore", "1");
 	dev_fd = open(opt.dev, O_RDWR | O_DIRECT);
 	if (dev_fd < 0)
 		tap_bail("open %s: %s", opt.dev, strerror(errno));
-	dbg_read("seed", seed, sizeof(seed));
+	pcblk_get("seed", seed, sizeof(seed));
 	dev_limits();
 	dev_cache_model();
 	dev_replay();
@@ -1322,7 +1249,7 @@ static bool run_device(void)
 	dev_reject();
 	dev_log();
 	dev_tunables(50, 50);
-	dbg_write("seed", "%s", seed);
+	pcblk_set("seed", "%s", seed);
 	close(dev_fd);
 	return true;
 }
@@ -1393,8 +1320,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	tap_start("powercut_check");
-	if (access(DBG_DIR "/cut", W_OK))
-		tap_bail("%s: no pcblk control directory (%s)", DBG_DIR, strerror(errno));
+	if (access(PCBLK_DIR "/cut", W_OK))
+		tap_bail("%s: no pcblk control directory (%s)", PCBLK_DIR, strerror(errno));
 	for (a = optind; a < argc; a++) {
 		any = false;
 		for (i = 0; i < ARRAY_SIZE(configs); i++) {
