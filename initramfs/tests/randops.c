@@ -52,6 +52,15 @@
  * PATH, else the results directory), and fails; -r LOG re-executes a log.
  * A watchdog reports an operation that has not returned in -H seconds.
  *
+ * Power cuts (-C N, DIR an XFS on pcblk): each seed runs N rounds of at
+ * most -K operations (default 200) with the power cut after a seeded random
+ * number of device writes (or after the last operation), then XFS is
+ * unmounted with the power off, restored and mounted again (log recovery),
+ * and both files are checked against what the device may hold: see
+ * "power cuts" below. Data writes, reads and syncs only; no background
+ * threads. The operations replay with -s SEED, where the cut lands does
+ * not exactly (it counts device writes).
+ *
  * Two rules keep randops to what the kernel promises; each has an option
  * that lifts it and reproduces a known finding on Debian's unpatched 6.12
  * (and on every variant), not a bug of the series:
@@ -83,8 +92,9 @@
  *
  * usage: randops [-s SEEDS] [-n OPS] [-t SECS] [-w K=N,...] [-q QD]
  *                [-m MAXSIZE] [-R N] [-M] [-X] [-D MS] [-H SECS]
- *                [-l LOG] [-r LOG] [-E] [-P] [-v] DIR
+ *                [-l LOG] [-r LOG] [-E] [-P] [-C CUTS [-K OPS]] [-v] DIR
  */
+#include "lib/pcblk.h"
 #include "lib/wt_common.h"
 
 
@@ -95,6 +105,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -184,9 +195,12 @@ static struct op *ops;
 static size_t nops, capops;
 static char failmsg[512];
 static bool failed;
+static unsigned int ncuts, cut_ops = 200;	/* -C, -K: see the header */
+static bool cutting, cut_seen;
 static uint64_t cur_seed;
 
 static atomic_ulong progress;	/* ops done, for the watchdog */
+static struct op *volatile cur_op;	/* the one in flight, for the watchdog */
 static atomic_int bg_stop;
 static pthread_rwlock_t quiesce;
 static atomic_ulong bg_reads, bg_stores, bg_remaps, bg_drops;
@@ -309,6 +323,11 @@ static int bad(const struct op *o, const char *fmt, ...)
 	char s[256], m[384];
 	va_list ap;
 
+	/* in a power-cut round, what fails once the power is off is the cut's */
+	if (cutting && !pcblk_powered()) {
+		cut_seen = true;
+		return -1;
+	}
 	va_start(ap, fmt);
 	vsnprintf(m, sizeof(m), fmt, ap);
 	va_end(ap);
@@ -1350,6 +1369,328 @@ static void close_files(void)
 	}
 }
 
+/* Reopens the files as they are (after a power cut and a remount). */
+static void reopen_files(void)
+{
+	char path[512];
+	int i;
+
+	for (i = 0; i < NFILES; i++) {
+		snprintf(path, sizeof(path), "%s/randops.%d", atw_env()->dir, i);
+		files[i].fd = open(path, O_RDWR);
+		files[i].dfd = open(path, O_RDWR | O_DIRECT);
+		if (files[i].fd < 0 || files[i].dfd < 0)
+			tap_bail("reopen %s after the power cut: %s", path, strerror(errno));
+	}
+}
+
+/*
+ * --- power cuts (-C N, on pcblk) ---
+ *
+ * What the device may hold after a cut, per file: dur[] is what was
+ * durable at the last fsync or fdatasync (or was found after the last
+ * cut), as of the operations before lastdur[b] (a RWF_DSYNC write-through,
+ * acknowledged, makes its range durable); hist[] lists every
+ * data write since, with the generation its bytes come from, atomic or
+ * not, noted before it is issued. After the cut and the remount (XFS log
+ * recovery), for each file:
+ *   - the size is at least the durable size and at most the largest the
+ *     file had or was being given;
+ *   - every byte below the size is its durable value, or the value of a
+ *     write noted after the byte became durable (never anything else:
+ *     not zero where data was durable, not another offset's data);
+ *   - every atomic write that no later write overlaps reads wholly new or
+ *     wholly as before it (each byte a value it could have had before),
+ *     over the part below the size.
+ * What was found then becomes the model and the durable content, and the
+ * sequence goes on. The kinds are data writes, reads and syncs only (the
+ * others move or free data, which this model does not follow).
+ */
+struct hent {
+	uint32_t seq;
+	uint8_t file;
+	bool atomic;
+	uint64_t off, len, gen;
+};
+
+static struct hent *hist;
+static size_t nhist, caphist;
+static unsigned char *dur[NFILES], *okb;
+static uint32_t *lastdur[NFILES];
+static uint64_t dsize[NFILES], hisize[NFILES], cut_est = 100;
+static unsigned long cut_rounds, cut_mid, cut_units, cut_units_new, cut_bytes;
+
+static bool cut_kind(int k)
+{
+	switch (k) {
+	case K_BUF: case K_WT: case K_WT_DSYNC: case K_WT_ATOMIC: case K_DIO:
+	case K_DIO_ATOMIC: case K_BUF_ATOMIC: case K_MMAP_W: case K_READ: case K_MMAP_R:
+	case K_DIO_R: case K_FSYNC: case K_FDATASYNC: case K_SFR: case K_DROP:
+	case K_URING: case K_AIO: case K_VERIFY:
+		return true;
+	}
+	return false;
+}
+
+static void hist_add(const struct op *o, uint64_t off, uint64_t len, uint64_t gen, bool atomic)
+{
+	if (!len)
+		return;
+	if (nhist == caphist) {
+		caphist = caphist ? 2 * caphist : 1024;
+		hist = realloc(hist, caphist * sizeof(*hist));
+		if (!hist)
+			tap_bail("out of memory for the write history");
+	}
+	hist[nhist++] = (struct hent){ o->seq, o->file, atomic, off, len, gen };
+	hisize[o->file] = max64(hisize[o->file], off + len);
+}
+
+/* Before o is issued: the data it may leave on the device. */
+static void cut_note(const struct op *o)
+{
+	struct sub sb[MAXQD];
+	unsigned int i;
+
+	switch (o->kind) {
+	case K_BUF: case K_WT: case K_WT_DSYNC: case K_WT_ATOMIC: case K_DIO:
+	case K_DIO_ATOMIC: case K_BUF_ATOMIC:
+		if (!o->sub)	/* a malformed atomic write writes nothing */
+			hist_add(o, o->off, o->len, o->gen, is_atomic(o->kind));
+		break;
+	case K_MMAP_W:
+		hist_add(o, o->off, o->len, o->gen, false);
+		break;
+	case K_URING: case K_AIO:
+		batch_subs(o, sb);
+		for (i = 0; i < o->n; i++)
+			hist_add(o, sb[i].off, sb[i].len, o->gen * MAXQD + i, is_atomic(o->sub));
+		break;
+	}
+}
+
+/*
+ * Bytes [off, off + len) of file fi are durable as the model has them,
+ * which is what the operations before seq made them.
+ */
+static void cut_durable(int fi, uint64_t off, uint64_t len, uint32_t seq)
+{
+	uint64_t b;
+
+	memcpy(dur[fi] + off, files[fi].data + off, len);
+	for (b = off; b < off + len; b++)
+		lastdur[fi][b] = seq;
+}
+
+/* The whole of file fi is durable as the model has it (ops before seq). */
+static void cut_sync(int fi, uint32_t seq)
+{
+	size_t i, j;
+
+	cut_durable(fi, 0, maxf, seq);
+	dsize[fi] = hisize[fi] = files[fi].size;
+	for (i = j = 0; i < nhist; i++)
+		if (hist[i].file != fi)
+			hist[j++] = hist[i];
+	nhist = j;
+}
+
+/* After o returned, with the power on: what it made durable. */
+static void cut_acked(const struct op *o)
+{
+	struct rfile *f = &files[o->file];
+
+	switch (o->kind) {
+	case K_FSYNC: case K_FDATASYNC:
+		cut_sync(o->file, o->seq + 1);
+		break;
+	case K_WT_DSYNC:	/* returned its length, or randops failed */
+		cut_durable(o->file, o->off, o->len, o->seq + 1);
+		dsize[o->file] = max64(dsize[o->file], min64(o->off + o->len, f->size));
+		break;
+	}
+	hisize[o->file] = max64(hisize[o->file], f->size);
+}
+
+/* Byte b of file fi: could it have been v before operation seq (or ever)? */
+static bool could_be(int fi, uint64_t b, unsigned char v, uint32_t before)
+{
+	size_t i;
+
+	if (v == dur[fi][b] && lastdur[fi][b] <= before)
+		return true;
+	for (i = 0; i < nhist && hist[i].seq < before; i++) {
+		const struct hent *e = &hist[i];
+
+		if (e->file == fi && b >= e->off && b < e->off + e->len &&
+		    e->seq >= lastdur[fi][b] && v == wt_byte(b, e->gen))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a write after hist[i] overlaps it. */
+static bool overwritten(size_t i)
+{
+	const struct hent *a = &hist[i];
+	size_t j;
+
+	for (j = i + 1; j < nhist; j++)
+		if (hist[j].file == a->file && hist[j].off < a->off + a->len &&
+		    a->off < hist[j].off + hist[j].len)
+			return true;
+	return false;
+}
+
+static int cut_check_file(const struct op *o, int fi, unsigned int cut)
+{
+	struct rfile *f = &files[fi];
+	unsigned char *found = tmpbuf;
+	uint64_t size, b, done;
+	struct stat st;
+	size_t i;
+
+	if (fstat(f->fd, &st))
+		return bad(o, "cut %u: fstat of file %d: %s", cut, fi, strerror(errno));
+	size = st.st_size;
+	if (size < dsize[fi] || size > hisize[fi])
+		return bad(o, "cut %u: file %d has size %llu after recovery, durable was %llu, the largest %llu",
+			   cut, fi, (unsigned long long)size, (unsigned long long)dsize[fi],
+			   (unsigned long long)hisize[fi]);
+	for (done = 0; done < size;) {
+		ssize_t n = pread(f->fd, found + done, size - done, done);
+
+		if (n <= 0)
+			return bad(o, "cut %u: read of file %d at %llu after recovery: %s", cut, fi,
+				   (unsigned long long)done, n ? strerror(errno) : "EOF");
+		done += n;
+	}
+	/* each byte: durable, or written since it became durable */
+	memset(okb, 0, size);
+	for (i = 0; i < nhist; i++) {
+		const struct hent *e = &hist[i];
+		uint64_t end = min64(e->off + e->len, size);
+
+		if (e->file != fi)
+			continue;
+		for (b = e->off; b < end; b++)
+			if (e->seq >= lastdur[fi][b] && found[b] == wt_byte(b, e->gen))
+				okb[b] = 1;
+	}
+	for (b = 0; b < size; b++) {
+		if (okb[b] || found[b] == dur[fi][b])
+			continue;
+		return bad(o, "cut %u: file %d byte %llu (size %llu) is 0x%02x after recovery: not its durable value 0x%02x (as of the ops before #%u) nor any write's since",
+			   cut, fi, (unsigned long long)b, (unsigned long long)size, found[b],
+			   dur[fi][b], lastdur[fi][b]);
+	}
+	cut_bytes += size;
+	/* each atomic write no later write overlaps: wholly new or wholly old */
+	for (i = 0; i < nhist; i++) {
+		const struct hent *a = &hist[i];
+		uint64_t end = min64(a->off + a->len, size), nnew = 0, bold = ~0ULL;
+
+		if (a->file != fi || !a->atomic || end <= a->off || overwritten(i))
+			continue;
+		for (b = a->off; b < end; b++) {
+			if (found[b] == wt_byte(b, a->gen))
+				nnew++;
+			else if (bold == ~0ULL)
+				bold = b;
+		}
+		cut_units++;
+		if (nnew == end - a->off) {
+			cut_units_new++;
+			continue;
+		}
+		for (b = a->off; b < end; b++)
+			if (!could_be(fi, b, found[b], a->seq))
+				return bad(o, "cut %u: atomic write #%u of file %d [%llu, +%llu) is torn after recovery: %llu bytes new, byte %llu (0x%02x) is not, byte %llu (0x%02x) is not old either",
+					   cut, a->seq, fi, (unsigned long long)a->off,
+					   (unsigned long long)a->len, (unsigned long long)nnew,
+					   (unsigned long long)bold, found[bold],
+					   (unsigned long long)b, found[b]);
+	}
+	/* what was found is the new durable content */
+	memcpy(f->data, found, size);
+	memset(f->data + size, 0, maxf + MAXW - size);
+	f->size = size;
+	return 0;
+}
+
+/*
+ * The cut itself (if the stream did not reach cut_after), then the power
+ * back as after a reboot: XFS unmounted with the power off, so that
+ * nothing more reaches the media, restored, mounted (log recovery).
+ */
+static int cut_recover(const struct op *o, unsigned int cut)
+{
+	const struct atw_env *e = atw_env();
+	int i;
+
+	if (pcblk_powered()) {
+		pcblk_set("cut", "now");
+	} else {
+		cut_mid++;
+	}
+	close_files();
+	for (i = 0; i < 100 && umount2(e->dir, 0); i++)
+		usleep(100000);
+	if (i == 100)
+		return bad(o, "cut %u: umount %s: %s", cut, e->dir, strerror(errno));
+	if (pcblk_set("restore", "1"))
+		return bad(o, "cut %u: pcblk restore failed", cut);
+	if (mount(e->disk, e->dir, "xfs", 0, NULL))
+		return bad(o, "cut %u: mount %s on %s after the cut (log recovery): %s", cut,
+			   e->disk, e->dir, strerror(errno));
+	reopen_files();
+	return 0;
+}
+
+/* One round: operations until the power goes (or cut_ops), then the check. */
+static uint64_t cut_round(uint64_t *r, uint64_t i, uint64_t nmax, unsigned int cut)
+{
+	struct op o, end = { .kind = K_VERIFY };
+	long long w0 = pcblk_writes(), w1;
+	unsigned int j;
+	int fi;
+
+	if (pcblk_set("seed", "%llu", (unsigned long long)rng_next(r)) ||
+	    pcblk_set("cut_after", "%llu", (unsigned long long)(1 + rnd(r, cut_est))))
+		tap_bail("cannot arm the cut in " PCBLK_DIR);
+	cutting = true;
+	cut_seen = false;
+	for (j = 0; j < cut_ops && i < nmax && !failed && !cut_seen; j++, i++) {
+		draw_op(r, &o, i);
+		log_op(&o);
+		cur_op = &o;
+		cut_note(&o);
+		exec_op(&o);
+		ops[nops - 1] = o;
+		if (!pcblk_powered())
+			cut_seen = true;
+		else if (!failed)
+			cut_acked(&o);
+		atomic_fetch_add(&progress, 1);
+	}
+	cur_op = NULL;
+	w1 = pcblk_writes();
+	if (!cut_seen && w1 > w0)	/* the stream was shorter: learn its length */
+		cut_est = w1 - w0;
+	cutting = false;
+	if (failed)
+		return i;
+	end.seq = i;
+	cut_rounds++;
+	if (cut_recover(&end, cut))
+		return i;
+	for (fi = 0; fi < NFILES && !failed; fi++)
+		cut_check_file(&end, fi, cut);
+	for (fi = 0; fi < NFILES && !failed; fi++)
+		cut_sync(fi, i);
+	return i;
+}
+
 /* --- background threads --- */
 static void bg_fail_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void bg_fail_set(const char *fmt, ...)
@@ -1618,8 +1959,6 @@ static void *drop_thread(void *arg)
 	return NULL;
 }
 
-static struct op *volatile cur_op;
-
 /*
  * For the diagnosis of a hang: where each thread of this process waits in
  * the kernel, and every blocked task of the system in the kernel log (sysrq
@@ -1867,7 +2206,7 @@ static void report_kinds(const char *what)
 }
 
 /* For the summary line: sequences run, operations, the failing ones. */
-static unsigned int seqs_run, seqs_failed;
+static unsigned int seqs_run, seqs_failed, cuts_run;
 static uint64_t ops_run;
 static char failing[256];
 
@@ -1937,9 +2276,10 @@ static void stop_bg(pthread_t *th, int nth)
 
 static void run_seed(uint64_t seed, uint64_t nmax, double secs)
 {
-	uint64_t r = seed, i;
+	uint64_t r = seed, i = 0;
 	double t0 = now();
 	pthread_t th[24];
+	unsigned int c;
 	int nth = 0;
 	char name[64];
 	struct op o;
@@ -1951,10 +2291,25 @@ static void run_seed(uint64_t seed, uint64_t nmax, double secs)
 	failed = false;
 	atomic_store(&bg_failed, 0);
 	open_files();
+	if (ncuts) {
+		for (i = 0; i < NFILES; i++)
+			cut_sync(i, 0);
+		for (i = 0, c = 0; c < ncuts && i < nmax && !failed; c++) {
+			if (secs > 0 && now() - t0 > secs)
+				break;
+			i = cut_round(&r, i, nmax, c);
+		}
+		diag("seed %llu: %u power cuts (%lu mid-stream, the rest after %u operations), %lu atomic writes judged (%lu new, the rest old), %lu bytes checked",
+		     (unsigned long long)seed, c, cut_mid, cut_ops, cut_units, cut_units_new,
+		     cut_bytes);
+		cuts_run += c;
+		cut_mid = cut_units = cut_units_new = cut_bytes = 0;
+		nmax = 0;	/* the loop below has nothing left to do */
+	}
 	win_started = 0;
 	win_end();
 	start_bg(th, &nth);
-	for (i = 0; i < nmax && !failed && !atomic_load(&bg_failed); i++) {
+	for (; i < nmax && !failed && !atomic_load(&bg_failed); i++) {
 		if (secs > 0 && now() - t0 > secs)
 			break;
 		draw_op(&r, &o, i);
@@ -2063,7 +2418,7 @@ static void parse_weights(char *s)
 
 static void usage_bail(void)
 {
-	tap_bail("usage: randops [-s SEED[,SEED...]] [-n OPS] [-t SECS] [-w KIND=N,...] [-q QD] [-m MAXSIZE] [-R READERS] [-M] [-X] [-D MS] [-H SECS] [-l LOG] [-r LOG] [-E] [-P] [-v] DIR");
+	tap_bail("usage: randops [-s SEED[,SEED...]] [-n OPS] [-t SECS] [-w KIND=N,...] [-q QD] [-m MAXSIZE] [-R READERS] [-M] [-X] [-D MS] [-H SECS] [-l LOG] [-r LOG] [-E] [-P] [-C CUTS [-K OPS]] [-v] DIR");
 }
 
 int main(int argc, char **argv)
@@ -2077,7 +2432,7 @@ int main(int argc, char **argv)
 
 	tap_start("randops");
 	seeds[nseeds++] = 1;
-	while ((c = getopt(argc, argv, "s:n:t:w:q:m:R:MXD:H:l:r:EPv")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:t:w:q:m:R:MXD:H:l:r:EPvC:K:")) != -1) {
 		switch (c) {
 		case 's':
 			nseeds = 0;
@@ -2100,11 +2455,15 @@ int main(int argc, char **argv)
 		case 'E': dio_past_eof = true; break;
 		case 'P': dio_share_pages = true; break;
 		case 'v': verbose = true; break;
+		case 'C': ncuts = atoi(optarg); break;
+		case 'K': cut_ops = atoi(optarg); break;
 		default: usage_bail();
 		}
 	}
-	if (optind != argc - 1 || !nseeds || qd < 1 || qd > MAXQD || nreaders > 16)
+	if (optind != argc - 1 || !nseeds || qd < 1 || qd > MAXQD || nreaders > 16 || !cut_ops)
 		usage_bail();
+	if (ncuts && (nreaders || bg_mmap || bg_remap || drop_ms || replay))
+		tap_bail("-C (power cuts) takes no background threads and no replay");
 	fake[0] = argv[0];
 	fake[1] = argv[optind];
 	e = atw_env_setup(2, fake, "randops [options] DIR");
@@ -2132,7 +2491,19 @@ int main(int argc, char **argv)
 		src = atw_alloc(srclen);
 	}
 	rdbuf = atw_alloc(MAXW * 2 > maxf ? MAXW * 2 : maxf);
-	tmpbuf = atw_alloc(maxf);
+	tmpbuf = atw_alloc(maxf + MAXW);
+	if (ncuts) {
+		if (access(PCBLK_DIR "/cut", W_OK))
+			tap_bail("-C: no pcblk control directory %s (%s); DIR must be on pcblk",
+				 PCBLK_DIR, strerror(errno));
+		okb = atw_alloc(maxf + MAXW);
+		for (k = 0; k < NFILES; k++) {
+			dur[k] = atw_alloc(maxf + MAXW);
+			lastdur[k] = calloc(maxf + MAXW, sizeof(*lastdur[k]));
+			if (!lastdur[k])
+				tap_bail("out of memory");
+		}
+	}
 	{
 		pthread_rwlockattr_t a;
 		pthread_t wd;
@@ -2145,6 +2516,19 @@ int main(int argc, char **argv)
 	}
 
 	probe();
+	if (ncuts) {	/* not an absence: the phase's design, one line */
+		char left[256] = "";
+
+		for (k = 0; k < NKINDS; k++) {
+			if (cut_kind(k) || !kinds[k].weight)
+				continue;
+			kinds[k].weight = 0;
+			snprintf(left + strlen(left), sizeof(left) - strlen(left), " %s",
+				 kinds[k].name);
+		}
+		diag("power-cut phase: not drawn (its model follows data writes and syncs only):%s",
+		     left);
+	}
 	for (k = 0; k < NKINDS; k++)
 		if (!kinds[k].avail && kinds[k].weight)
 			skip(kinds[k].why, "kind %s not drawn", kinds[k].name);
@@ -2166,9 +2550,9 @@ int main(int argc, char **argv)
 		if (kinds[k].failed)
 			diag("kind %s: %lu mismatches", kinds[k].name, kinds[k].failed);
 	/* one line for scripts/compare (compare/read_randops.c) */
-	diag("randops: sequences=%u ops=%llu failed=%u failing=%s faults=%lu bs=%u sector=%u",
+	diag("randops: sequences=%u ops=%llu failed=%u failing=%s faults=%lu cuts=%u bs=%u sector=%u",
 	     seqs_run, (unsigned long long)ops_run, seqs_failed, failing[0] ? failing : "-",
-	     kinds[K_FAULT].drawn, bs, lbs);
+	     kinds[K_FAULT].drawn, cuts_run, bs, lbs);
 	if (ring_ok)
 		io_uring_queue_exit(&ring);
 	return tap_done();
