@@ -1605,7 +1605,7 @@ static int cut_check_file(const struct op *o, int fi, unsigned int cut)
 		}
 		for (b = a->off; b < end; b++)
 			if (!could_be(fi, b, found[b], a->seq))
-				return bad(o, "cut %u: atomic write #%u of file %d [%llu, +%llu) is torn after recovery: %llu bytes new, byte %llu (0x%02x) is not, byte %llu (0x%02x) is not old either",
+				return bad(o, "cut %u: atomic write #%u of file %d [%llu, +%llu) is torn after recovery: %llu of its bytes are new; the first that is not: %llu (0x%02x); the first that is not old either: %llu (0x%02x)",
 					   cut, a->seq, fi, (unsigned long long)a->off,
 					   (unsigned long long)a->len, (unsigned long long)nnew,
 					   (unsigned long long)bold, found[bold],
