@@ -94,6 +94,9 @@ static const char *dio_of(const char *bench)
 	static char buf[48];
 	const char *suffix = strrchr(bench, '-');
 
+	if (!strcmp(bench, "memcpy"))	/* no I/O: no ratio */
+		return NULL;
+
 	if (suffix && (!strncmp(suffix, "-qd", 3) || !strncmp(suffix, "-4t", 3))) {
 		snprintf(buf, sizeof(buf), "dio-atomic%s", suffix);
 		return buf;
@@ -101,13 +104,52 @@ static const char *dio_of(const char *bench)
 	return "dio-atomic";
 }
 
+/* The first ok bench_io sample of bench on kernel in round, or NULL. */
+static const struct sample *sample_of(const char *kernel, const char *bench, int ndelay,
+				      int round)
+{
+	int i;
+
+	for (i = 0; i < nsamples; i++) {
+		const struct sample *x = &samples[i];
+
+		if (!x->fio && x->round == round && x->ndelay == ndelay &&
+		    !strcmp(x->kernel, kernel) && !strcmp(x->bench, bench) &&
+		    !strcmp(x->status, "ok") && !isnan(x->v[OPS]))
+			return x;
+	}
+	return NULL;
+}
+
+static struct stat3 stat_of(double *v, int n);
+
+struct stat3 ratio_rounds(const char *ka, const char *a, const char *kb, const char *b,
+			  int ndelay, enum metric m)
+{
+	double v[64];
+	int r, n = 0;
+
+	if (!ka || !kb || !a || !b)
+		return stat_of(v, 0);
+	for (r = 1; r <= 99 && n < 64; r++) {
+		const struct sample *x = sample_of(ka, a, ndelay, r);
+		const struct sample *y = sample_of(kb, b, ndelay, r);
+
+		if (x && y && !isnan(x->v[m]) && !isnan(y->v[m]) && y->v[m] > 0)
+			v[n++] = x->v[m] / y->v[m];
+	}
+	return stat_of(v, n);
+}
+
+struct stat3 ratio_to_dio_rounds(const char *kernel, const char *bench, int ndelay)
+{
+	/* No DIO run of the same shape: no ratio, never one to QD1. */
+	return ratio_rounds(kernel, bench, kernel, dio_of(bench), ndelay, OPS);
+}
+
 double ratio_to_dio(const char *kernel, const char *bench, int ndelay)
 {
-	struct stat3 a = agg(kernel, bench, ndelay, false, OPS);
-	struct stat3 d = agg(kernel, dio_of(bench), ndelay, false, OPS);
-
-	/* No DIO run of the same shape: no ratio, never one to QD1. */
-	return a.n && d.n ? a.med / d.med : NAN;
+	return ratio_to_dio_rounds(kernel, bench, ndelay).med;
 }
 
 int find_kernel_with(const char *bench, int ndelay)

@@ -26,7 +26,17 @@ struct stat3 agg(const char *kernel, const char *bench, int ndelay, bool fio,
 /* The first non-ok sample of a workload on a kernel, or NULL. */
 const struct sample *why_not(const char *kernel, const char *bench, int ndelay,
 			     bool fio);
-/* ops/s over the DIO atomic workload of the same shape, same kernel; NaN if none. */
+/*
+ * A ratio computed inside each round (the kernels of a round are booted
+ * back to back), metric m of workload a on kernel ka over that of b on kb,
+ * then median, min and max over the rounds that have both: drift between
+ * rounds cancels. n = 0 (NaNs) when no round has both.
+ */
+struct stat3 ratio_rounds(const char *ka, const char *a, const char *kb, const char *b,
+			  int ndelay, enum metric m);
+/* ops/s over the DIO atomic workload of the same shape, same kernel, per round. */
+struct stat3 ratio_to_dio_rounds(const char *kernel, const char *bench, int ndelay);
+/* Its median; NaN if none. */
 double ratio_to_dio(const char *kernel, const char *bench, int ndelay);
 /* The index of the first kernel with an ok run of bench at ndelay, or -1. */
 int find_kernel_with(const char *bench, int ndelay);

@@ -16,7 +16,7 @@
 static void perf_row(FILE *out, const char *kernel, const char *bench,
 		     int ndelay)
 {
-	struct stat3 s[NR_METRICS];
+	struct stat3 s[NR_METRICS], x = ratio_to_dio_rounds(kernel, bench, ndelay);
 	char b[8][16];
 	int m;
 
@@ -26,11 +26,14 @@ static void perf_row(FILE *out, const char *kernel, const char *bench,
 		kernel_letter(kernel), ndelay / 1000, num(s[OPS].med, b[0]),
 		num(s[P50].med, b[1]), num(s[P99].med, b[2]), num(s[P999].med, b[3]),
 		num(s[DEVW].med + (isnan(s[DEVF].med) ? 0 : s[DEVF].med), b[4]),
-		num(s[CPU].med, b[5]), num(ratio_to_dio(kernel, bench, ndelay), b[6]));
+		num(s[CPU].med, b[5]), num(x.med, b[6]));
 	fprintf(out, "%21s n=%d [%s..", "", s[OPS].n, num(s[OPS].min, b[0]));
 	fprintf(out, "%s] p50 [%s..", num(s[OPS].max, b[1]), num(s[P50].min, b[2]));
 	fprintf(out, "%s] p99 [%s..", num(s[P50].max, b[3]), num(s[P99].min, b[4]));
-	fprintf(out, "%s]\n", num(s[P99].max, b[5]));
+	fprintf(out, "%s]", num(s[P99].max, b[5]));
+	if (x.n > 1)
+		fprintf(out, " xDIO [%s..%s]", num(x.min, b[6]), num(x.max, b[7]));
+	fprintf(out, "\n");
 }
 
 void section_perf(FILE *out)
@@ -46,7 +49,8 @@ void section_perf(FILE *out)
 		"p50/p99/p99.9: per-write latency, us (with its fdatasync if one\n"
 		"follows). cmd/w: device writes + flushes per write. cpu/w: guest CPU\n"
 		"us per write (both vCPUs). xDIO: ops/s / DIO atomic ops/s of the same\n"
-		"shape on the same kernel in the same boots.\n");
+		"shape on the same kernel, computed in each round (same boot), median\n"
+		"and [min..max] over the rounds.\n");
 	fprintf(out, "%-15s %c %3s %7s %7s %7s %7s %5s %6s %5s\n", "workload", 'k', "lat",
 		"ops/s", "p50", "p99", "p99.9", "cmd/w", "cpu/w", "xDIO");
 	for (w = 0; w < nwls; w++) {

@@ -27,6 +27,7 @@ const struct wl wls[] = {
 	{ "wt-dsync-4t4f", "4 threads 4 files WT atomic DSYNC" },
 	{ "buf-dsync-4t1f", "4 threads one file buffered DSYNC" },
 	{ "buf-dsync-4t4f", "4 threads 4 files buffered DSYNC" },
+	{ "memcpy", "16 KiB memcpy, no I/O (the copy's floor)" },
 };
 
 const unsigned int nwls = sizeof(wls) / sizeof(wls[0]);
