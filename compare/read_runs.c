@@ -2,9 +2,9 @@
 /*
  * read_runs.c: the benchmark boots of a results directory,
  * RESDIR/rROUND-VARIANT/results/, each read by read_bench, read_fio,
- * read_probes, read_stable_cost and read_pgbench. A boot directory without
- * results/ (the boot failed before the plan wrote anything) is one bad
- * input.
+ * read_probes, read_stable_cost, read_pgbench and read_profile. A boot
+ * directory without results/ (the boot failed before the plan wrote
+ * anything) is one bad input.
  */
 #include "bad_inputs.h"
 #include "readers.h"
@@ -49,6 +49,7 @@ void read_runs(void)
 		read_probes(dir, kernel, round);
 		read_stable_cost(dir, kernel, round);
 		read_pgbench(dir, kernel, round);
+		read_profile(dir, kernel, round);
 	}
 	closedir(d);
 	read_stable_cost_done();

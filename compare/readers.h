@@ -44,6 +44,12 @@ void read_pgbench(const char *dir, const char *kernel, int round);
 void read_pgbench_done(void);
 
 /*
+ * read_profile.c: DIR/profile.jsonl and the perf stacks it names (round 1
+ * with scripts/compare --profile); folded stacks into RESDIR/profiles/.
+ */
+void read_profile(const char *dir, const char *kernel, int round);
+
+/*
  * read_powercut.c: RESDIR/powercut-KERNEL/results/powercut_*.tap, the
  * summary lines of powercut_check, for every kernel.
  */

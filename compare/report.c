@@ -73,6 +73,7 @@ int main(int argc, char **argv)
 		section_stable_cost(out);
 		section_pgbench(out);
 		section_targets(out);
+		section_profile(out);
 		section_objections(out);
 		section_fio(out);
 	} else {

@@ -18,6 +18,8 @@ struct pcut pcuts[MAX_PCUTS];
 int npcuts;
 struct randops_run randops_runs[MAX_RANDOPS];
 int nrandops_runs;
+struct profile profiles[MAX_PROFILES];
+int nprofiles;
 struct cost costs[MAX_COSTS];
 int ncosts;
 struct stable stables[MAX_STABLE];

@@ -3,7 +3,8 @@
  * results.h: what the readers fill and the sections read, for one results
  * directory: env.txt, the samples (bench_io and fio), the probes
  * (bench_probe), bench_stable_cost's lines, pg_bench's configurations, the
- * power-cut summaries, the randops summaries and the cost of each series.
+ * power-cut summaries, the randops summaries, the profiles and the cost of
+ * each series.
  * Defined in results.c.
  */
 #ifndef ATW_REPORT_RESULTS_H
@@ -102,6 +103,22 @@ struct randops_run {
 	int bs, sector;
 };
 
+/*
+ * One profiled workload of one boot (profile.jsonl and its perf stacks):
+ * samples that were not idle, and per leaf symbol its samples (self).
+ */
+#define MAX_PROFILES 16
+#define MAX_PROF_SYMS 1024
+struct profile {
+	char kernel[32], name[32], status[8], reason[160];
+	int round, ndelay, hz, nsyms;
+	unsigned long ops, samples, other;
+	struct {
+		char name[64];
+		unsigned long self;
+	} syms[MAX_PROF_SYMS];
+};
+
 /* The cost in code of one series, from its patches. */
 struct cost {
 	char series[32];
@@ -120,6 +137,8 @@ extern struct pcut pcuts[MAX_PCUTS];
 extern int npcuts;
 extern struct randops_run randops_runs[MAX_RANDOPS];
 extern int nrandops_runs;
+extern struct profile profiles[MAX_PROFILES];
+extern int nprofiles;
 extern struct cost costs[MAX_COSTS];
 extern int ncosts;
 extern struct stable stables[MAX_STABLE];

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * section_profile.c: where a write-through atomic write spends more CPU
+ * than a direct atomic write, from the perf profiles of round 1
+ * (read_profile.c): per leaf symbol, samples x (1 / hz) per write of each
+ * workload, both vCPUs, the idle task left out; the symbols with the
+ * largest excess of wt-atomic over dio-atomic on the same kernel.
+ */
+#include "results.h"
+#include "sections.h"
+#include "text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP 15
+
+static const struct profile *find(const char *kernel, const char *name)
+{
+	int i;
+
+	for (i = 0; i < nprofiles; i++)
+		if (!strcmp(profiles[i].name, name) && (!kernel || !strcmp(profiles[i].kernel, kernel)))
+			return &profiles[i];
+	return NULL;
+}
+
+/* us of CPU per write in sym (NULL: all samples) */
+static double per_write(const struct profile *p, const char *sym)
+{
+	unsigned long n = 0;
+	int i;
+
+	if (!p || !p->ops || !p->hz)
+		return 0;
+	if (!sym) {
+		n = p->samples;
+	} else {
+		for (i = 0; i < p->nsyms; i++)
+			if (!strcmp(p->syms[i].name, sym))
+				n = p->syms[i].self;
+	}
+	return n * (1e6 / p->hz) / p->ops;
+}
+
+struct excess {
+	const char *sym;
+	double wt, dio;
+};
+
+static int cmp_excess(const void *a, const void *b)
+{
+	const struct excess *x = a, *y = b;
+	double dx = x->wt - x->dio, dy = y->wt - y->dio;
+
+	return dx < dy ? 1 : dx > dy ? -1 : 0;
+}
+
+void section_profile(FILE *out)
+{
+	static struct excess ex[MAX_PROF_SYMS];
+	const struct profile *w = find(NULL, "wt-atomic"), *d;
+	int i, n = 0;
+
+	hr(out, "Profile: where WT atomic spends more CPU than DIO atomic per write");
+	if (!nprofiles) {
+		fprintf(out, "not profiled (scripts/compare --profile, bench kernels)\n");
+		return;
+	}
+	for (i = 0; i < nprofiles; i++)
+		if (strcmp(profiles[i].status, "ok"))
+			fprintf(out, "%s on %s: %s: %s\n", profiles[i].name, profiles[i].kernel,
+				profiles[i].status, profiles[i].reason);
+	if (!w || strcmp(w->status, "ok")) {
+		fprintf(out, "no wt-atomic profile in this run\n");
+		return;
+	}
+	d = find(w->kernel, "dio-atomic");
+	if (!d || strcmp(d->status, "ok")) {
+		fprintf(out, "no dio-atomic profile on %s\n", w->kernel);
+		return;
+	}
+	fprintf(out, "perf record -e cpu-clock -F %d -g -a on %s (%c), round 1, %d us,\n"
+		"16 KiB writes; the idle task left out. wt-atomic: %lu writes, %.0f us\n"
+		"of CPU per write; dio-atomic: %lu writes, %.0f us. Per leaf symbol\n"
+		"(self), us per write; folded stacks in profiles/*.folded.\n",
+		w->hz, w->kernel, kernel_letter(w->kernel), w->ndelay / 1000, w->ops,
+		per_write(w, NULL), d->ops, per_write(d, NULL));
+	for (i = 0; i < w->nsyms; i++)
+		ex[n++] = (struct excess){ w->syms[i].name, per_write(w, w->syms[i].name),
+					   per_write(d, w->syms[i].name) };
+	qsort(ex, n, sizeof(ex[0]), cmp_excess);
+	fprintf(out, "%-40s %8s %8s %8s\n", "symbol", "WT us/w", "DIO us/w", "excess");
+	for (i = 0; i < n && i < TOP && ex[i].wt - ex[i].dio > 0; i++)
+		fprintf(out, "%-40.40s %8.1f %8.1f %8.1f\n", ex[i].sym, ex[i].wt, ex[i].dio,
+			ex[i].wt - ex[i].dio);
+	fprintf(out, "Excess in all: %.0f us per write.\n",
+		per_write(w, NULL) - per_write(d, NULL));
+}
