@@ -19,40 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* " KEY=" in line: its number; false when absent. */
-static bool kv_ul(const char *line, const char *key, unsigned long *v)
-{
-	char pat[40];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), " %s=", key);
-	p = strstr(line, pat);
-	if (!p)
-		return false;
-	*v = strtoul(p + strlen(pat), NULL, 10);
-	return true;
-}
-
-/* " KEY=" in line: its word; false (buf "") when absent. */
-static bool kv_str(const char *line, const char *key, char *buf, size_t len)
-{
-	char pat[40];
-	const char *p;
-	size_t n;
-
-	snprintf(pat, sizeof(pat), " %s=", key);
-	p = strstr(line, pat);
-	buf[0] = 0;
-	if (!p)
-		return false;
-	p += strlen(pat);
-	n = strcspn(p, " \n");
-	n = n < len - 1 ? n : len - 1;
-	memcpy(buf, p, n);
-	buf[n] = 0;
-	return true;
-}
-
 static const char *kib(unsigned long b, char *buf, size_t len)
 {
 	if (b >= 1024 && !(b % 1024))
@@ -73,14 +39,14 @@ static bool summary_line(const char *line, struct pcut *c, const char *path, int
 	char a[24], b[24], missing[128] = "";
 	unsigned int i;
 
-	if (!kv_str(line, "config", c->config, sizeof(c->config)) || !c->config[0])
+	if (!kv_word(line, "config", c->config, sizeof(c->config)) || !c->config[0])
 		strcat(missing, " config");
-	if (!kv_str(line, "expect", c->expect, sizeof(c->expect)))
+	if (!kv_word(line, "expect", c->expect, sizeof(c->expect)))
 		strcat(missing, " expect");
-	if (!kv_str(line, "result", c->result, sizeof(c->result)))
+	if (!kv_word(line, "result", c->result, sizeof(c->result)))
 		strcat(missing, " result");
 	for (i = 0; i < 9; i++) {
-		if (!kv_ul(line, nums[i], &v[i])) {
+		if (!kv_num(line, nums[i], &v[i])) {
 			strcat(missing, " ");
 			strcat(missing, nums[i]);
 		}

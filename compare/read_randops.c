@@ -21,36 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* " KEY=" in line: its number; false when absent. */
-static bool num_field(const char *line, const char *key, unsigned long *v)
-{
-	char pat[32];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), " %s=", key);
-	p = strstr(line, pat);
-	if (!p)
-		return false;
-	*v = strtoul(p + strlen(pat), NULL, 10);
-	return true;
-}
-
 static bool summary(const char *line, struct randops_run *r)
 {
 	unsigned long bs = 0, sector = 0;
-	const char *p = strstr(line, " failing=");
-	size_t n;
 
-	if (!num_field(line, "sequences", &r->seqs) || !num_field(line, "ops", &r->ops) ||
-	    !num_field(line, "failed", &r->failed) || !num_field(line, "faults", &r->faults) ||
-	    !num_field(line, "bs", &bs) || !num_field(line, "sector", &sector) || !p)
+	if (!kv_num(line, "sequences", &r->seqs) || !kv_num(line, "ops", &r->ops) ||
+	    !kv_num(line, "failed", &r->failed) || !kv_num(line, "faults", &r->faults) ||
+	    !kv_num(line, "bs", &bs) || !kv_num(line, "sector", &sector) ||
+	    !kv_word(line, "failing", r->failing, sizeof(r->failing)))
 		return false;
-	p += strlen(" failing=");
-	n = strcspn(p, " \n");
-	if (n >= sizeof(r->failing))
-		n = sizeof(r->failing) - 1;
-	memcpy(r->failing, p, n);
-	r->failing[n] = 0;
 	r->bs = bs;
 	r->sector = sector;
 	return true;

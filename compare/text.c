@@ -59,3 +59,37 @@ char kernel_letter(const char *kernel)
 {
 	return toupper((unsigned char)kernel[0]);
 }
+
+/* " KEY=" in line: its number; false when absent. */
+bool kv_num(const char *line, const char *key, unsigned long *v)
+{
+	char pat[40];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(line, pat);
+	if (!p)
+		return false;
+	*v = strtoul(p + strlen(pat), NULL, 10);
+	return true;
+}
+
+/* " KEY=" in line: its word; false (buf "") when absent. */
+bool kv_word(const char *line, const char *key, char *buf, size_t len)
+{
+	char pat[40];
+	const char *p;
+	size_t n;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(line, pat);
+	buf[0] = 0;
+	if (!p)
+		return false;
+	p += strlen(pat);
+	n = strcspn(p, " \n");
+	n = n < len - 1 ? n : len - 1;
+	memcpy(buf, p, n);
+	buf[n] = 0;
+	return true;
+}

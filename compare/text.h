@@ -7,6 +7,7 @@
 #ifndef ATW_REPORT_TEXT_H
 #define ATW_REPORT_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -20,5 +21,9 @@ const char *num(double v, char *buf);
 void hr(FILE *out, const char *title);
 /* The one-letter name of a kernel in the tables: W, P, B, ... */
 char kernel_letter(const char *kernel);
+/* In a "... KEY=VALUE ..." summary line: the number after " KEY=". */
+bool kv_num(const char *line, const char *key, unsigned long *v);
+/* ... or its word, cut to len - 1 bytes (buf "" when absent). */
+bool kv_word(const char *line, const char *key, char *buf, size_t len);
 
 #endif
