@@ -7,42 +7,29 @@
 #include <unistd.h>
 
 #include "devcount.h"
+#include "kfile.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define EVENT TRACEFS "/events/scsi/scsi_dispatch_cmd_start"
-
-static int write_file(const char *path, const char *val, int flags)
-{
-	int fd = open(path, O_WRONLY | flags);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	if (n < 0)
-		return -errno;
-	return 0;
-}
 
 int devcount_start(void)
 {
 	int ret;
 
-	ret = write_file(EVENT "/enable", "0", 0);
+	ret = kf_write(EVENT "/enable", "0", 0);
 	if (ret)
 		return ret;
-	ret = write_file(TRACEFS "/buffer_size_kb", "8192", 0);
+	ret = kf_write(TRACEFS "/buffer_size_kb", "8192", 0);
 	if (ret)
 		return ret;
 	/* Opening "trace" with O_TRUNC clears every CPU's buffer. */
-	ret = write_file(TRACEFS "/trace", "", O_TRUNC);
+	ret = kf_write(TRACEFS "/trace", "", O_TRUNC);
 	if (ret)
 		return ret;
-	ret = write_file(TRACEFS "/tracing_on", "1", 0);
+	ret = kf_write(TRACEFS "/tracing_on", "1", 0);
 	if (ret)
 		return ret;
-	return write_file(EVENT "/enable", "1", 0);
+	return kf_write(EVENT "/enable", "1", 0);
 }
 
 static uint64_t be(const uint8_t *p, int n)
@@ -198,7 +185,7 @@ int devcount_stop(struct devcount *dc, unsigned int lbs)
 	int ret;
 
 	memset(dc, 0, sizeof(*dc));
-	ret = write_file(EVENT "/enable", "0", 0);
+	ret = kf_write(EVENT "/enable", "0", 0);
 	if (ret)
 		return ret;
 	f = fopen(TRACEFS "/trace", "r");

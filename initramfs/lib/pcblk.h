@@ -15,7 +15,7 @@
 
 /* Writes the formatted value into PCBLK_DIR/FILE; 0 or -errno. */
 int pcblk_set(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Reads PCBLK_DIR/FILE into buf, without its trailing newline; 0 or -errno. */
+/* Reads PCBLK_DIR/FILE into buf, trailing newlines and blanks cut; 0 or -errno. */
 int pcblk_get(const char *file, char *buf, size_t size);
 /* One counter of PCBLK_DIR/stats, or -1. */
 long long pcblk_stat(const char *name);

@@ -3,13 +3,17 @@
  * A thread that munmap()s a buffer while the main thread writes from it:
  * started before the write, it spins until go is set, then for spin loop
  * iterations (varied per round, so the unmap lands at different points of
- * the call), then unmaps [addr, addr + len).
+ * the call), then unmaps [addr, addr + len); unmapper_write() does one
+ * such write.
+ * Defined in unmapper.c.
  */
 #ifndef ATW_UNMAPPER_H
 #define ATW_UNMAPPER_H
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 #include <sys/mman.h>
 
 struct unmapper {
@@ -19,17 +23,14 @@ struct unmapper {
 	unsigned int spin;
 };
 
-static inline void *unmap_thread(void *arg)
-{
-	struct unmapper *u = arg;
-	volatile unsigned int i;
+void *unmap_thread(void *arg);
 
-	while (!atomic_load(&u->go))
-		;
-	for (i = 0; i < u->spin; i++)
-		;
-	munmap(u->addr, u->len);
-	return NULL;
-}
+/*
+ * One write of len bytes at off (atw_pwrite with flags) from a fresh
+ * anonymous buffer holding generation gen (atw_fill) that an unmap thread
+ * unmaps meanwhile, after spin loop iterations: the write's result.
+ */
+ssize_t unmapper_write(int fd, size_t len, off_t off, uint64_t gen, int flags,
+		       unsigned int spin);
 
 #endif

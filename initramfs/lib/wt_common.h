@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Header-only helpers for the write-through tests (wt_*.c): the test
- * environment (directory, disk, block sizes, statx limits), device reads at
+ * Helpers for the write-through tests (wt_*.c) and randops: device reads at
  * the FIEMAP address that bypass the page cache, scsi_debug error injection,
- * remount, byte patterns and stamp versions, xfs_repair.
- *
- * Everything is static inline so that a program built against a uapi without
- * RWF_WRITETHROUGH (which compiles to a single SKIP) has no unused statics.
+ * remount, byte patterns and stamp versions, xfs_repair, device traces.
+ * Defined in wt_common.c; the byte patterns stay inline here (randops calls
+ * them for every byte it writes or checks).
  */
 #ifndef ATW_WT_COMMON_H
 #define ATW_WT_COMMON_H
@@ -14,6 +12,7 @@
 #include "atomic_io.h"
 #include "test_env.h"
 #include "devcount.h"
+#include "kfile.h"
 #include "tap.h"
 #include "wt_trace.h"
 
@@ -48,61 +47,13 @@
  * Returns 0 with *phys and *avail (bytes of the extent from off), or a
  * WT_MAP_* flag.
  */
-static inline int wt_map(int fd, off_t off, uint64_t *phys, uint64_t *avail)
-{
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent ext[1];
-	} req;
-	struct fiemap_extent *x = &req.fm.fm_extents[0];
-
-	memset(&req, 0, sizeof(req));
-	req.fm.fm_start = off;
-	req.fm.fm_length = 1;
-	req.fm.fm_extent_count = 1;
-	if (ioctl(fd, FS_IOC_FIEMAP, &req.fm) < 0)
-		return WT_MAP_ERROR;
-	if (req.fm.fm_mapped_extents != 1 || x->fe_logical > (uint64_t)off ||
-	    x->fe_logical + x->fe_length <= (uint64_t)off)
-		return WT_MAP_HOLE;
-	if (x->fe_flags & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN))
-		return WT_MAP_DELALLOC;
-	*phys = x->fe_physical + (off - x->fe_logical);
-	*avail = x->fe_logical + x->fe_length - off;
-	if (x->fe_flags & FIEMAP_EXTENT_UNWRITTEN)
-		return WT_MAP_UNWRITTEN;
-	return 0;
-}
+int wt_map(int fd, off_t off, uint64_t *phys, uint64_t *avail);
 
 /* Reads len bytes of the device at byte address phys with O_DIRECT. */
-static inline ssize_t wt_dev_pread(void *buf, size_t len, uint64_t phys)
-{
-	int fd = open(atw_env()->disk, O_RDONLY | O_DIRECT);
-	ssize_t ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = pread(fd, buf, len, phys);
-	if (ret < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
+ssize_t wt_dev_pread(void *buf, size_t len, uint64_t phys);
 
 /* Writes len bytes to the device at byte address phys with O_DIRECT. */
-static inline ssize_t wt_dev_pwrite(const void *buf, size_t len, uint64_t phys)
-{
-	int fd = open(atw_env()->disk, O_WRONLY | O_DIRECT);
-	ssize_t ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = pwrite(fd, buf, len, phys);
-	if (ret < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
+ssize_t wt_dev_pwrite(const void *buf, size_t len, uint64_t phys);
 
 /*
  * What the device holds for file range [off, off + len) (both multiples of
@@ -110,50 +61,10 @@ static inline ssize_t wt_dev_pwrite(const void *buf, size_t len, uint64_t phys)
  * through the file's page cache. Holes, delalloc and unwritten extents read
  * as zeros and are reported in the returned WT_MAP_* mask (0: all written).
  */
-static inline int wt_dev_read_range(int fd, void *out, off_t off, size_t len)
-{
-	unsigned int lbs = atw_env()->lbs;
-	unsigned char *bounce;
-	size_t done = 0;
-	int flags = 0;
-
-	bounce = atw_alloc(len);
-	while (done < len) {
-		uint64_t phys = 0, avail = 0;
-		int m = wt_map(fd, off + done, &phys, &avail);
-		size_t n = len - done;
-
-		if (m == WT_MAP_HOLE || m == WT_MAP_DELALLOC || m == WT_MAP_ERROR) {
-			flags |= m;
-			n = lbs;
-			memset((char *)out + done, 0, n);
-			done += n;
-			continue;
-		}
-		flags |= m;
-		if (n > avail)
-			n = avail;
-		if (m == WT_MAP_UNWRITTEN) {
-			memset((char *)out + done, 0, n);
-		} else if (wt_dev_pread(bounce, n, phys) != (ssize_t)n) {
-			flags |= WT_MAP_ERROR;
-			memset((char *)out + done, 0, n);
-		} else {
-			memcpy((char *)out + done, bounce, n);
-		}
-		done += n;
-	}
-	free(bounce);
-	return flags;
-}
+int wt_dev_read_range(int fd, void *out, off_t off, size_t len);
 
 /* The device address of file offset off (which must be mapped and written). */
-static inline int wt_phys(int fd, off_t off, uint64_t *phys)
-{
-	uint64_t avail;
-
-	return wt_map(fd, off, phys, &avail);
-}
+int wt_phys(int fd, off_t off, uint64_t *phys);
 
 /* --- byte patterns: byte x of a file written in generation gen --- */
 
@@ -177,28 +88,10 @@ static inline void wt_pattern(void *buf, size_t len, uint64_t off, uint64_t gen)
 }
 
 /* Index of the first byte that is not pattern (off, gen), or -1. */
-static inline long wt_pattern_bad(const void *buf, size_t len, uint64_t off,
-				  uint64_t gen)
-{
-	const unsigned char *p = buf;
-	size_t i;
+long wt_pattern_bad(const void *buf, size_t len, uint64_t off,
+				  uint64_t gen);
 
-	for (i = 0; i < len; i++)
-		if (p[i] != wt_byte(off + i, gen))
-			return i;
-	return -1;
-}
-
-static inline long wt_nonzero(const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i])
-			return i;
-	return -1;
-}
+long wt_nonzero(const void *buf, size_t len);
 
 /* --- stamp versions (lib/atomic_io.h atw_fill, 512-byte sectors) --- */
 
@@ -210,84 +103,17 @@ enum wt_version { WT_V_ZERO, WT_V_ONE, WT_V_MIXED };
  * Whether buf (file range starting at off) is wholly zeros, wholly one
  * atw_fill() generation (*gen) of exactly this offset, or anything else.
  */
-static inline enum wt_version wt_version_of(const void *buf, size_t len,
-					    uint64_t off, uint64_t *gen)
-{
-	uint64_t s[3];
+enum wt_version wt_version_of(const void *buf, size_t len,
+					    uint64_t off, uint64_t *gen);
 
-	if (wt_nonzero(buf, len) < 0)
-		return WT_V_ZERO;
-	memcpy(s, buf, sizeof(s));
-	if (s[2] != WT_STAMP_MAGIC || s[0] != off)
-		return WT_V_MIXED;
-	*gen = s[1];
-	return atw_verify(buf, len, off, s[1]) ? WT_V_ONE : WT_V_MIXED;
-}
-
-static inline const char *wt_version_name(enum wt_version v)
-{
-	return v == WT_V_ZERO ? "zeros" : v == WT_V_ONE ? "one version" : "mixed";
-}
+const char *wt_version_name(enum wt_version v);
 
 /* --- disk and filesystem --- */
 
 /* "0:0:0:0" of the disk, from /sys/block/sdX/device. */
-static inline int wt_disk_hctl(char *out, size_t len)
-{
-	const char *name = strrchr(atw_env()->disk, '/');
-	char path[256], link[512];
-	ssize_t n;
+int wt_disk_hctl(char *out, size_t len);
 
-	name = name ? name + 1 : atw_env()->disk;
-	snprintf(path, sizeof(path), "/sys/block/%s/device", name);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return -errno;
-	link[n] = 0;
-	snprintf(out, len, "%s", basename(link));
-	return 0;
-}
-
-static inline int wt_write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
-}
-
-static inline int wt_read_str(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = 0;
-	return 0;
-}
-
-static inline int wt_inject_path(char *path, size_t len)
-{
-	char hctl[64];
-	int ret = wt_disk_hctl(hctl, sizeof(hctl));
-
-	if (ret)
-		return ret;
-	snprintf(path, len, "/sys/kernel/debug/scsi_debug/%s/error", hctl);
-	return access(path, W_OK) ? -errno : 0;
-}
+int wt_inject_path(char *path, size_t len);
 
 /*
  * Make the next `times` commands with this opcode fail at the scsi_debug
@@ -295,26 +121,9 @@ static inline int wt_inject_path(char *path, size_t len)
  * midlayer retries it (5 retries) and then completes it with BLK_STS_IOERR,
  * i.e. -EIO. The failing command writes nothing. Returns 0 or -errno.
  */
-static inline int wt_inject(uint8_t opcode, int times)
-{
-	char path[256], cmd[128];
-	int ret = wt_inject_path(path, sizeof(path));
+int wt_inject(uint8_t opcode, int times);
 
-	if (ret)
-		return ret;
-	snprintf(cmd, sizeof(cmd), "2 %d 0x%x 0x0 0x0 0x2 0x3 0xc 0x0", -times, opcode);
-	return wt_write_str(path, cmd);
-}
-
-static inline void wt_inject_clear(uint8_t opcode)
-{
-	char path[256], cmd[64];
-
-	if (wt_inject_path(path, sizeof(path)))
-		return;
-	snprintf(cmd, sizeof(cmd), "- 2 0x%x", opcode);
-	wt_write_str(path, cmd);	/* -EINVAL when already used up */
-}
+void wt_inject_clear(uint8_t opcode);
 
 /*
  * An injected device error aimed at one call. wt_inject() matches an opcode,
@@ -353,136 +162,31 @@ struct wt_injected {
 };
 
 /* sync, then trace and arm. 0, or -errno when arming failed (no call). */
-static inline int wt_inject_arm(struct wt_injected *inj)
-{
-	int ret;
-
-	sync();
-	inj->traced = wt_tr_start() == 0;
-	ret = wt_inject(inj->opcode, WT_INJECT_TIMES);
-	if (ret && inj->traced)
-		wt_tr_stop(atw_env()->lbs);
-	inj->tries += !ret;
-	return ret;
-}
+int wt_inject_arm(struct wt_injected *inj);
 
 /* Disarms and counts. 1: this attempt decides; 0: make it again. */
-static inline int wt_inject_done(struct wt_injected *inj, uint64_t phys, uint64_t len)
-{
-	int i;
-
-	wt_inject_clear(inj->opcode);
-	inj->mine = inj->others = 0;
-	if (!inj->traced || wt_tr_stop(atw_env()->lbs)) {
-		inj->traced = 0;
-		return 1;
-	}
-	for (i = 0; i < wt_tr()->n; i++) {
-		const struct wt_ev *x = &wt_tr()->ev[i];
-
-		if (x->kind != WT_EV_DONE || !x->failed || !x->cdblen || x->cdb[0] != inj->opcode)
-			continue;
-		if (x->off < phys + len && x->off + x->bytes > phys) {
-			inj->mine++;
-		} else if (!inj->others++) {
-			inj->other_off = x->off;
-		}
-	}
-	if (inj->others && inj->mine < WT_INJECT_TIMES) {
-		diag("injected error, attempt %d: %d failures hit the call's range, %d hit other 0x%x commands (first at device byte %llu)",
-		     inj->tries, inj->mine, inj->others, inj->opcode,
-		     (unsigned long long)inj->other_off);
-		return inj->tries >= WT_INJECT_TRIES;
-	}
-	return 1;
-}
+int wt_inject_done(struct wt_injected *inj, uint64_t phys, uint64_t len);
 
 /* scsi_debug module parameter, or -1. */
-static inline long long wt_sdebug_param(const char *name)
-{
-	char path[128], buf[64];
-
-	snprintf(path, sizeof(path), "/sys/module/scsi_debug/parameters/%s", name);
-	if (wt_read_str(path, buf, sizeof(buf)))
-		return -1;
-	return strtoll(buf, NULL, 0);
-}
+long long wt_sdebug_param(const char *name);
 
 /* Unmounts the test file system, leaving it first (a program run by
  * scripts/boot starts inside it). */
-static inline int wt_umount(void)
-{
-	sync();
-	if (chdir("/"))
-		return -errno;
-	if (umount(atw_env()->dir))
-		return -errno;
-	return 0;
-}
+int wt_umount(void);
 
-static inline int wt_mount(void)
-{
-	if (mount(atw_env()->disk, atw_env()->dir, "xfs", 0, NULL))
-		return -errno;
-	return 0;
-}
+int wt_mount(void);
 
 /* Unmounts and mounts the test filesystem; every fd on it must be closed. */
-static inline void wt_remount(void)
-{
-	int ret = wt_umount();
+void wt_remount(void);
 
-	if (ret)
-		tap_bail("umount %s: %s", atw_env()->dir, strerror(-ret));
-	ret = wt_mount();
-	if (ret)
-		tap_bail("mount %s on %s: %s", atw_env()->disk, atw_env()->dir,
-			 strerror(-ret));
-}
-
-static inline void wt_drop_caches(void)
-{
-	sync();
-	wt_write_str("/proc/sys/vm/drop_caches", "3");
-}
+void wt_drop_caches(void);
 
 /*
  * Runs argv with stdout/stderr in /tmp/wt_spawn.log; returns its exit
  * status, or -1 if it could not run or was killed. Prints the log as diag
  * lines when the status is not 0.
  */
-static inline int wt_spawn(char *const argv[])
-{
-	extern char **environ;
-	posix_spawn_file_actions_t fa;
-	char line[256];
-	int status, ret;
-	pid_t pid;
-	FILE *f;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/tmp/wt_spawn.log",
-					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (ret)
-		return -1;
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		ret = -1;
-	else
-		ret = WEXITSTATUS(status);
-	if (ret) {
-		f = fopen("/tmp/wt_spawn.log", "r");
-		while (f && fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = 0;
-			diag("%s: %s", argv[0], line);
-		}
-		if (f)
-			fclose(f);
-	}
-	return ret;
-}
+int wt_spawn(char *const argv[]);
 
 /*
  * Forks a child for work that may get stuck in the kernel: its stdout and
@@ -490,101 +194,32 @@ static inline int wt_spawn(char *const argv[])
  * and of the pipe pfd the child keeps the write end, the parent the read
  * end. Returns the child's pid, 0 in the child.
  */
-static inline pid_t wt_fork_quiet(int pfd[2])
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
-		tap_bail("fork: %s", strerror(errno));
-	if (!pid) {
-		int nul = open("/dev/null", O_WRONLY);
-
-		dup2(nul, 1);
-		dup2(nul, 2);
-		close(pfd[0]);
-	} else {
-		close(pfd[1]);
-	}
-	return pid;
-}
+pid_t wt_fork_quiet(int pfd[2]);
 
 /*
  * For the diagnosis of a hang: prints as diag lines where each thread of
  * process pid waits in the kernel.
  */
-static inline void wt_diag_stacks(pid_t pid)
-{
-	char path[300], line[256];
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	while (d && (de = readdir(d))) {
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/stack", (int)pid, de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		diag("thread %s of %d waits in:", de->d_name, (int)pid);
-		while (fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = 0;
-			diag("  %s", line);
-		}
-		fclose(f);
-	}
-	if (d)
-		closedir(d);
-}
+void wt_diag_stacks(pid_t pid);
 
 /*
  * Unmounts, runs xfs_repair -n on the disk (a check named what), mounts
  * again. After a shutdown the caller must mount once first (log recovery).
  */
-static inline void wt_check_repair(const char *what)
-{
-	char *argv[] = { "xfs_repair", "-n", (char *)atw_env()->disk, NULL };
-	int ret = wt_umount();
-
-	if (ret)
-		tap_bail("umount %s: %s", atw_env()->dir, strerror(-ret));
-	ret = wt_spawn(argv);
-	check(ret == 0, "%s: xfs_repair -n is clean (status %d)", what, ret);
-	ret = wt_mount();
-	if (ret)
-		tap_bail("mount %s after xfs_repair: %s", atw_env()->disk, strerror(-ret));
-}
+void wt_check_repair(const char *what);
 
 /* --- the device trace --- */
 
 /* Starts the device trace; a failure is a failed check later. */
-static inline int wt_trace_start(void)
-{
-	return devcount_start();
-}
+int wt_trace_start(void);
 
 /* Writes (plain or atomic) overlapping [phys, phys + len). */
-static inline unsigned int wt_writes_in(const struct devcount *dc, uint64_t phys,
-					uint64_t len)
-{
-	return devcount_writes_in(dc, phys, len);
-}
+unsigned int wt_writes_in(const struct devcount *dc, uint64_t phys,
+					uint64_t len);
 
 /* Atomic commands of exactly [phys, phys + len). */
-static inline unsigned int wt_atomics_exact(const struct devcount *dc, uint64_t phys,
-					    uint64_t len)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < dc->ncmd; i++)
-		if (dc->cmd[i].kind == DEVCMD_ATOMIC && dc->cmd[i].offset == phys &&
-		    dc->cmd[i].bytes == len)
-			n++;
-	return n;
-}
+unsigned int wt_atomics_exact(const struct devcount *dc, uint64_t phys,
+					    uint64_t len);
 
 /*
  * Atomic commands that contain all of [phys, phys + len). Under queue depth
@@ -592,53 +227,15 @@ static inline unsigned int wt_atomics_exact(const struct devcount *dc, uint64_t 
  * with atomic up to the device's atomic unit max); the merged command is
  * still untorn for every write in it, so a merged write counts here.
  */
-static inline unsigned int wt_atomics_containing(const struct devcount *dc, uint64_t phys,
-						 uint64_t len)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < dc->ncmd; i++)
-		if (dc->cmd[i].kind == DEVCMD_ATOMIC && dc->cmd[i].offset <= phys &&
-		    dc->cmd[i].offset + dc->cmd[i].bytes >= phys + len)
-			n++;
-	return n;
-}
+unsigned int wt_atomics_containing(const struct devcount *dc, uint64_t phys,
+						 uint64_t len);
 
 /* Bytes of [phys, phys + len) covered by data writes in the trace. */
-static inline uint64_t wt_bytes_covered(const struct devcount *dc, uint64_t phys,
-					uint64_t len)
-{
-	unsigned char *hit = calloc(1, len / 512 + 1);
-	uint64_t covered = 0, s;
-	unsigned int i;
-
-	if (!hit)
-		return 0;
-	for (i = 0; i < dc->ncmd; i++) {
-		const struct devcmd *c = &dc->cmd[i];
-
-		if (c->kind != DEVCMD_WRITE && c->kind != DEVCMD_ATOMIC)
-			continue;
-		for (s = c->offset; s < c->offset + c->bytes; s += 512)
-			if (s >= phys && s < phys + len)
-				hit[(s - phys) / 512] = 1;
-	}
-	for (s = 0; s < len / 512; s++)
-		covered += hit[s] ? 512 : 0;
-	free(hit);
-	return covered;
-}
+uint64_t wt_bytes_covered(const struct devcount *dc, uint64_t phys,
+					uint64_t len);
 
 /* Opcode of the first plain data write in the trace, or 0. */
-static inline uint8_t wt_first_write_opcode(const struct devcount *dc)
-{
-	unsigned int i;
-
-	for (i = 0; i < dc->ncmd; i++)
-		if (dc->cmd[i].kind == DEVCMD_WRITE)
-			return dc->cmd[i].opcode;
-	return 0;
-}
+uint8_t wt_first_write_opcode(const struct devcount *dc);
 
 #ifdef RWF_WRITETHROUGH
 /*
@@ -646,26 +243,7 @@ static inline uint8_t wt_first_write_opcode(const struct devcount *dc)
  * write-through of a scratch file (scsi_debug injects errors by opcode):
  * 0x8a (WRITE(16)) when the trace cannot tell.
  */
-static inline uint8_t wt_find_write_opcode(void)
-{
-	const struct atw_env *e = atw_env();
-	unsigned char *buf = atw_alloc(e->bs);
-	int fd = atw_env_open("wt_write_opcode_probe", O_TRUNC), err;
-	uint8_t op = 0x8a;
-	struct devcount dc;
-
-	wt_pattern(buf, e->bs, 0, 9);
-	err = devcount_start();
-	if (atw_pwrite(fd, buf, e->bs, 0, RWF_WRITETHROUGH) != (ssize_t)e->bs)
-		tap_bail("write-through of the opcode probe failed");
-	if (!err && !devcount_stop(&dc, e->lbs) && wt_first_write_opcode(&dc))
-		op = wt_first_write_opcode(&dc);
-	diag("plain writes go to the disk as opcode 0x%x", op);
-	close(fd);
-	atw_env_unlink("wt_write_opcode_probe");
-	free(buf);
-	return op;
-}
+uint8_t wt_find_write_opcode(void);
 #endif
 
 #endif

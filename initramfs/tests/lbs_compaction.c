@@ -102,7 +102,7 @@ static long long mthp_stat(const char *name)
 	for (kb = 8; kb <= 2048; kb *= 2) {
 		snprintf(path, sizeof(path),
 			 "/sys/kernel/mm/transparent_hugepage/hugepages-%ukB/stats/%s", kb, name);
-		if (!wt_read_str(path, buf, sizeof(buf)))
+		if (!kf_read(path, buf, sizeof(buf)))
 			sum += strtoll(buf, NULL, 0);
 	}
 	return sum;
@@ -351,8 +351,8 @@ static void phase_compaction(void)
 	diag("compaction: %zu MiB of shmem, every other page punched out (MemFree %lld kB)",
 	     hog_len >> 20, meminfo_kb("MemFree"));
 	vmstat(v0);
-	if (!wt_read_str(proactive, old, sizeof(old)))
-		wt_write_str(proactive, "100");
+	if (!kf_read(proactive, old, sizeof(old)))
+		kf_write(proactive, "100", 0);
 	/*
 	 * Compaction leaves the bottom of the zone, where its migration
 	 * scanner starts, free and contiguous: drop the unmapped page cache
@@ -361,17 +361,17 @@ static void phase_compaction(void)
 	 * top, where it looks for migration targets, are still single ones.
 	 */
 	for (r = 0; r < COMPACT_ROUNDS && !bad; r++) {
-		if (wt_write_str("/proc/sys/vm/compact_memory", "1"))
+		if (kf_write("/proc/sys/vm/compact_memory", "1", 0))
 			diag("compaction: writing compact_memory failed");
 		usleep(200 * 1000);	/* let kcompactd run too */
 		bad = kmsg_scan(phase);
-		wt_write_str("/proc/sys/vm/drop_caches", "1");
+		kf_write("/proc/sys/vm/drop_caches", "1", 0);
 		read_sparse();
 		touch_maps();
 	}
 	diag("compaction: %d rounds", r);
 	if (old[0])
-		wt_write_str(proactive, old);
+		kf_write(proactive, old, 0);
 	vmstat(v1);
 	for (i = 0, n = 0; i < NVMSTAT; i++)
 		n += snprintf(line + n, sizeof(line) - n, " %s +%lld", vmstat_keys[i],
@@ -421,7 +421,7 @@ static void phase_debugfs(void)
 	}
 	counters(&c);
 	touch_maps();
-	if (wt_write_str(knob, "1"))
+	if (kf_write(knob, "1", 0))
 		diag("debugfs: writing %s failed", knob);
 	phase_end("debugfs split_huge_pages of every large folio", &c, 0);
 	verify_files("after the debugfs split");

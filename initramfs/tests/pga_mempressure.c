@@ -195,23 +195,11 @@ static void unmapped_mid_call(void)
 	unsigned int r, ok = 0, failed = 0, shorts = 0, wrong = 0, bad_dev = 0;
 
 	for (r = 0; r < rounds; r++) {
-		struct unmapper u = { .len = unit, .spin = (r * 7919) % 200000 };
 		uint64_t gen = cur_gen + 1;
 		struct devcount dc;
 		struct pga_range pr;
-		pthread_t t;
-		ssize_t ret;
-		void *buf = mmap(NULL, unit, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-				 -1, 0);
+		ssize_t ret = unmapper_write(tfd, unit, toff, gen, RWF_ATOMIC, (r * 7919) % 200000);
 
-		if (buf == MAP_FAILED)
-			tap_bail("mmap: %s", strerror(errno));
-		atw_fill(buf, unit, toff, gen);
-		u.addr = buf;
-		pthread_create(&t, NULL, unmap_thread, &u);
-		atomic_store(&u.go, 1);
-		ret = atw_pwrite(tfd, buf, unit, toff, RWF_ATOMIC);
-		pthread_join(t, NULL);
 		if (ret == (ssize_t)unit) {
 			ok++;
 			cur_gen = gen;

@@ -1952,7 +1952,7 @@ static void *drop_thread(void *arg)
 	while (!atomic_load(&bg_stop)) {
 		usleep(drop_ms * 1000);
 		pthread_rwlock_rdlock(&quiesce);
-		wt_write_str("/proc/sys/vm/drop_caches", "3");
+		kf_write("/proc/sys/vm/drop_caches", "3", 0);
 		pthread_rwlock_unlock(&quiesce);
 		atomic_fetch_add(&bg_drops, 1);
 	}
@@ -1967,7 +1967,7 @@ static void *drop_thread(void *arg)
 static void dump_stacks(void)
 {
 	wt_diag_stacks(getpid());
-	wt_write_str("/proc/sysrq-trigger", "w");
+	kf_write("/proc/sysrq-trigger", "w", 0);
 }
 
 /* Reports an operation that does not return (a hang), with the log. */
@@ -2145,7 +2145,7 @@ static void probe(void)
 	} else {
 		probe_shared_atomic(fd, dfd, fd1);
 	}
-	if (wt_write_str("/proc/sys/vm/drop_caches", "1"))
+	if (kf_write("/proc/sys/vm/drop_caches", "1", 0))
 		unavailable(K_DROP, "cannot write /proc/sys/vm/drop_caches");
 	memset(&up, 0, sizeof(up));
 	if ((ret = io_uring_queue_init(64, &ring, 0)))

@@ -38,9 +38,9 @@ static void read_caps(void)
 	char path[256], buf[64];
 
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/fua", name);
-	dev_fua = !wt_read_str(path, buf, sizeof(buf)) && atoi(buf) == 1;
+	dev_fua = !kf_read(path, buf, sizeof(buf)) && atoi(buf) == 1;
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/write_cache", name);
-	dev_wback = !wt_read_str(path, buf, sizeof(buf)) && !strcmp(buf, "write back");
+	dev_wback = !kf_read(path, buf, sizeof(buf)) && !strcmp(buf, "write back");
 	diag("device: FUA %s, write cache %s", dev_fua ? "yes" : "no",
 	     dev_wback ? "write back" : "write through");
 }

@@ -49,7 +49,7 @@ static void *evicter(void *arg)
 
 		if (off < 0)
 			continue;
-		wt_write_str("/proc/sys/vm/drop_caches", "1");
+		kf_write("/proc/sys/vm/drop_caches", "1", 0);
 		if (pread(fd, &c, 1, off) == 1)
 			atomic_fetch_add(&evictions, 1);
 	}

@@ -82,7 +82,7 @@ static void queue_depth_one(void)
 	if (wt_disk_hctl(hctl, sizeof(hctl)))
 		return;
 	snprintf(qd_path, sizeof(qd_path), "/sys/class/scsi_device/%s/device/queue_depth", hctl);
-	if (wt_read_str(qd_path, qd_old, sizeof(qd_old)) || wt_write_str(qd_path, "1")) {
+	if (kf_read(qd_path, qd_old, sizeof(qd_old)) || kf_write(qd_path, "1", 0)) {
 		diag("cannot set %s: the copy-to-dispatch window stays short", qd_path);
 		qd_path[0] = 0;
 		return;
@@ -93,7 +93,7 @@ static void queue_depth_one(void)
 static void queue_depth_restore(void)
 {
 	if (qd_path[0])
-		wt_write_str(qd_path, qd_old);
+		kf_write(qd_path, qd_old, 0);
 }
 
 /* --- one range of one file --- */
@@ -431,7 +431,7 @@ static void part_device_stable(void)
 	int err, bad;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/stable_writes", name);
-	if (wt_read_str(path, old, sizeof(old)) || wt_write_str(path, "1")) {
+	if (kf_read(path, old, sizeof(old)) || kf_write(path, "1", 0)) {
 		skip("queue/stable_writes not writable", "device stable-writes requirement survives write-through");
 		free(buf);
 		return;
@@ -458,7 +458,7 @@ static void part_device_stable(void)
 	else
 		check(bad == 0, "stable device: after write-throughs, an mmap store during writeback still waits");
 	range_close(&r);
-	wt_write_str(path, old);
+	kf_write(path, old, 0);
 	wt_remount();
 	free(buf);
 }
@@ -475,7 +475,7 @@ static void run(void)
 	{
 		char buf[32];
 
-		sectors = wt_read_str(path, buf, sizeof(buf)) ? 0 : atoll(buf);
+		sectors = kf_read(path, buf, sizeof(buf)) ? 0 : atoll(buf);
 	}
 	busy_at = (uint64_t)sectors * 512 - (1 << 20);
 	diag("scsi_debug ndelay %lld ns, %u iterations", ndelay, iters);

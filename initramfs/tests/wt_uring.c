@@ -50,7 +50,7 @@ static int sample_workers(void)
 		if (tid <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-		if (wt_read_str(path, comm, sizeof(comm)) || strncmp(comm, "iou-wrk-", 8))
+		if (kf_read(path, comm, sizeof(comm)) || strncmp(comm, "iou-wrk-", 8))
 			continue;
 		alive++;
 		for (i = 0; i < nworkers && worker_tid[i] != tid; i++)

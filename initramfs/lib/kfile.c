@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kfile.c: the kernel's small control files (kfile.h). */
+#include "kfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+int kf_write(const char *path, const char *val, int flags)
+{
+	int fd = open(path, O_WRONLY | flags);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+int kf_read(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	n = n < 0 ? -errno : n;
+	close(fd);
+	if (n < 0)
+		return n;
+	buf[n] = 0;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	return 0;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kfile.h: the kernel's small control files (/proc, /sys, tracefs,
+ * debugfs), written and read in one call each. Defined in kfile.c.
+ */
+#ifndef ATW_KFILE_H
+#define ATW_KFILE_H
+
+#include <stddef.h>
+
+/* Writes val to path (opened O_WRONLY | flags, e.g. O_TRUNC); 0 or -errno. */
+int kf_write(const char *path, const char *val, int flags);
+/* Reads path into buf (len bytes with the NUL), trailing blanks and newlines cut; 0 or -errno. */
+int kf_read(const char *path, char *buf, size_t len);
+
+#endif
