@@ -36,7 +36,7 @@ void section_randops(FILE *out)
 	qsort(randops_runs, nrandops_runs, sizeof(randops_runs[0]), cmp_run);
 	fprintf(out, "initramfs/plans/randops with %s seeds per run, %s s per seed; one boot\n"
 		"per kernel, side by side, %s s in all. Every read, size and failed\n"
-		"write checked against the model (initramfs/tests/randops.c).\n",
+		"write checked against the model (initramfs/tests/randops/).\n",
 		env("RANDOPS_SEEDS"), env("RANDOPS_SECS"), env("RANDOPS_WALL"));
 	fprintf(out, "%-36s %c %5s %8s %6s %s\n", "run", 'k', "seeds", "ops", "failed",
 		"failing seeds");
