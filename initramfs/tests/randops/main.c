@@ -286,14 +286,7 @@ static void run_seed(uint64_t seed, uint64_t nmax, double secs)
 	for (; i < nmax && !failed && !atomic_load(&bg_failed); i++) {
 		if (secs > 0 && now() - t0 > secs)
 			break;
-		draw_op(&r, &o, i);
-		log_op(&o);
-		cur_op = &o;
-		win_begin(&o);
-		exec_op(&o);
-		win_end();
-		ops[nops - 1] = o;	/* exec may adjust (fault neighbour) */
-		atomic_fetch_add(&progress, 1);
+		run_op(&r, &o, i);
 	}
 	cur_op = NULL;
 	stop_bg(th, nth);

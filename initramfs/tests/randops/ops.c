@@ -430,3 +430,23 @@ int exec_op(struct op *o)
 		ret = check_sizes(o);
 	return ret;
 }
+
+/*
+ * One operation of a sequence: drawn, logged, its window published for the
+ * background readers (and in a power-cut round the data it may leave on
+ * the device noted), executed, and its log entry updated (exec may adjust
+ * it: a fault's neighbour).
+ */
+void run_op(uint64_t *r, struct op *o, uint32_t seq)
+{
+	draw_op(r, o, seq);
+	log_op(o);
+	cur_op = o;
+	if (cutting)
+		cut_note(o);
+	win_begin(o);
+	exec_op(o);
+	win_end();
+	ops[nops - 1] = *o;
+	atomic_fetch_add(&progress, 1);
+}

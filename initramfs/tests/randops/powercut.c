@@ -67,7 +67,7 @@ static void hist_add(const struct op *o, uint64_t off, uint64_t len, uint64_t ge
 }
 
 /* Before o is issued: the data it may leave on the device. */
-static void cut_note(const struct op *o)
+void cut_note(const struct op *o)
 {
 	struct sub sb[MAXQD];
 	unsigned int i;
@@ -281,17 +281,11 @@ uint64_t cut_round(uint64_t *r, uint64_t i, uint64_t nmax, unsigned int cut)
 	cutting = true;
 	cut_seen = false;
 	for (j = 0; j < cut_ops && i < nmax && !failed && !cut_seen; j++, i++) {
-		draw_op(r, &o, i);
-		log_op(&o);
-		cur_op = &o;
-		cut_note(&o);
-		exec_op(&o);
-		ops[nops - 1] = o;
+		run_op(r, &o, i);
 		if (!pcblk_powered())
 			cut_seen = true;
 		else if (!failed)
 			cut_acked(&o);
-		atomic_fetch_add(&progress, 1);
 	}
 	cur_op = NULL;
 	w1 = pcblk_writes();

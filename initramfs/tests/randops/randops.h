@@ -157,12 +157,14 @@ void atomic_limits(int k, uint32_t *mn, uint32_t *mx);
 ssize_t do_pwrite(int k, int fi, const unsigned char *b, uint64_t len, uint64_t off);
 void batch_subs(const struct op *o, struct sub *s);
 int exec_op(struct op *o);
+void run_op(uint64_t *r, struct op *o, uint32_t seq);
 /* fault.c */
 int exec_fault(struct op *o);
 /* draw.c */
 void draw_op(uint64_t *r, struct op *o, uint32_t seq);
 /* powercut.c */
 bool cut_kind(int k);
+void cut_note(const struct op *o);
 void cut_sync(int fi, uint32_t seq);
 uint64_t cut_round(uint64_t *r, uint64_t i, uint64_t nmax, unsigned int cut);
 /* background.c */
