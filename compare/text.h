@@ -19,7 +19,11 @@ void scopy(char *dst, size_t len, const char *src);
 const char *num(double v, char *buf);
 /* A section heading, underlined. */
 void hr(FILE *out, const char *title);
-/* The one-letter name of a kernel in the tables: W, P, B, ... */
+/*
+ * The one-letter name of a kernel in the tables: W, P, B, ...; lower case
+ * for a bisect step NAME@N or NAME-pN (scripts/compare --variants
+ * "writethrough writethrough@9": W and w).
+ */
 char kernel_letter(const char *kernel);
 /* In a "... KEY=VALUE ..." summary line: the number after " KEY=". */
 bool kv_num(const char *line, const char *key, unsigned long *v);
