@@ -57,10 +57,7 @@ void hr(FILE *out, const char *title)
 
 char kernel_letter(const char *kernel)
 {
-	const char *p = strrchr(kernel, '-');
-
-	if (strchr(kernel, '@') ||
-	    (p && p[1] == 'p' && p[2] && strspn(p + 2, "0123456789") == strlen(p + 2)))
+	if (strchr(kernel, '@'))
 		return tolower((unsigned char)kernel[0]);
 	return toupper((unsigned char)kernel[0]);
 }

@@ -21,8 +21,8 @@ const char *num(double v, char *buf);
 void hr(FILE *out, const char *title);
 /*
  * The one-letter name of a kernel in the tables: W, P, B, ...; lower case
- * for a bisect step NAME@N or NAME-pN (scripts/compare --variants
- * "writethrough writethrough@9": W and w).
+ * for a bisect step NAME@N (scripts/compare --variants "writethrough
+ * writethrough@9": W and w).
  */
 char kernel_letter(const char *kernel);
 /* In a "... KEY=VALUE ..." summary line: the number after " KEY=". */

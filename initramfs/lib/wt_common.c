@@ -440,6 +440,27 @@ uint8_t wt_first_write_opcode(const struct devcount *dc)
 	return 0;
 }
 
+unsigned int wt_rnd(unsigned int *seed, unsigned int n)
+{
+	*seed = *seed * 1103515245 + 12345;
+	return (*seed >> 8) % n;
+}
+
+int wt_join_by(pthread_t t, time_t deadline)
+{
+	struct timespec ts = { deadline, 0 };
+
+	return pthread_timedjoin_np(t, NULL, &ts);
+}
+
+time_t wt_deadline(unsigned int secs)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return now.tv_sec + secs;
+}
+
 #ifdef RWF_WRITETHROUGH
 uint8_t wt_find_write_opcode(void)
 {

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <linux/fiemap.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -236,6 +237,20 @@ uint64_t wt_bytes_covered(const struct devcount *dc, uint64_t phys,
 
 /* Opcode of the first plain data write in the trace, or 0. */
 uint8_t wt_first_write_opcode(const struct devcount *dc);
+
+/* --- threads of the race tests --- */
+
+/* A pseudo-random number below n from *seed (an LCG: a seed replays a run). */
+unsigned int wt_rnd(unsigned int *seed, unsigned int n);
+
+/*
+ * Joins t by an absolute CLOCK_REALTIME deadline (seconds): 0, or ETIMEDOUT
+ * for a thread that is stuck (a hang, not a measurement).
+ */
+int wt_join_by(pthread_t t, time_t deadline);
+
+/* The CLOCK_REALTIME second secs from now, for wt_join_by(). */
+time_t wt_deadline(unsigned int secs);
 
 #ifdef RWF_WRITETHROUGH
 /*

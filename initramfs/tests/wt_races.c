@@ -47,19 +47,13 @@ static atomic_uint unexpected, eio_after_shutdown, writes_done;
 static atomic_int first_error;
 static unsigned int frozen_writes, frozen_rounds;
 
-static unsigned int rnd(unsigned int *seed, unsigned int n)
-{
-	*seed = *seed * 1103515245 + 12345;
-	return (*seed >> 8) % n;
-}
-
 static void *writer(void *arg)
 {
 	unsigned int seed = (uintptr_t)arg * 7919 + 1, gen = (uintptr_t)arg << 24;
 	unsigned char *buf = atw_alloc(unit);
 
 	while (!atomic_load(&stop_writers)) {
-		off_t off = (off_t)rnd(&seed, NUNITS) * unit;
+		off_t off = (off_t)wt_rnd(&seed, NUNITS) * unit;
 		ssize_t ret;
 
 		atw_fill(buf, unit, off, ++gen);
@@ -79,8 +73,8 @@ static void *writer(void *arg)
 
 static void racer_round(enum phase p, unsigned int *seed)
 {
-	off_t off = (off_t)rnd(seed, NUNITS) * unit;
-	off_t len = (off_t)(1 + rnd(seed, 8)) * unit;
+	off_t off = (off_t)wt_rnd(seed, NUNITS) * unit;
+	off_t len = (off_t)(1 + wt_rnd(seed, 8)) * unit;
 	struct devcount dc;
 	int err;
 
@@ -109,7 +103,7 @@ static void racer_round(enum phase p, unsigned int *seed)
 			break;
 		}
 		err = devcount_start();
-		usleep(2000 + rnd(seed, 3000));	/* let writers pile up; not measured */
+		usleep(2000 + wt_rnd(seed, 3000));	/* let writers pile up; not measured */
 		err = err ? err : devcount_stop(&dc, atw_env()->lbs);
 		if (!err) {
 			frozen_rounds++;
@@ -146,13 +140,6 @@ static void *racer(void *arg)
 	return NULL;
 }
 
-static int join_by(pthread_t t, time_t deadline)
-{
-	struct timespec ts = { deadline, 0 };
-
-	return pthread_timedjoin_np(t, NULL, &ts);
-}
-
 static void run_phase(enum phase p)
 {
 	pthread_t w[NWRITERS], r;
@@ -168,16 +155,11 @@ static void run_phase(enum phase p)
 	for (i = 0; i < NWRITERS; i++)
 		pthread_create(&w[i], NULL, writer, (void *)(uintptr_t)(i + 1 + 8 * p));
 	pthread_create(&r, NULL, racer, &a);
-	{
-		struct timespec now;
-
-		clock_gettime(CLOCK_REALTIME, &now);
-		deadline = now.tv_sec + PHASE_DEADLINE;
-	}
-	hung |= join_by(r, deadline) != 0;
+	deadline = wt_deadline(PHASE_DEADLINE);
+	hung |= wt_join_by(r, deadline) != 0;
 	atomic_store(&stop_writers, 1);
 	for (i = 0; i < NWRITERS && !hung; i++)
-		hung |= join_by(w[i], deadline) != 0;
+		hung |= wt_join_by(w[i], deadline) != 0;
 	snprintf(name, sizeof(name), "%s vs write-through", phase_name[p]);
 	if (!check(!hung, "%s: no hang (every thread joined)", name)) {
 		diag("giving up: threads are stuck");

@@ -43,7 +43,6 @@
 
 #ifdef RWF_WRITETHROUGH
 
-#define READ_LEN	(1u << 20)	/* the head of the file, for the probe */
 #define PLAIN_LEN	(256u << 10)	/* region of the unaligned overwrites */
 #define NUNITS		32		/* units of the atomic region */
 #define NPLAIN		4
@@ -68,12 +67,6 @@ static atomic_int r_done, w_done;
 static atomic_int w_tid;
 static ssize_t w_ret;
 static struct { off_t off; size_t len; int flags; unsigned char *buf; } w;
-
-static unsigned int rnd(unsigned int *seed, unsigned int n)
-{
-	*seed = *seed * 1103515245 + 12345;
-	return (*seed >> 8) % n;
-}
 
 /* The direct read: parks on rbuf's missing page with the iolock held. */
 static void *reader(void *arg)
@@ -245,9 +238,9 @@ static void *plain_writer(void *arg)
 	unsigned char *buf = atw_alloc(32 << 10);
 
 	for (i = 0; i < n; i++) {
-		size_t len = 1 + rnd(&seed, 32 << 10);
-		off_t off = rnd(&seed, PLAIN_LEN);
-		int flags = RWF_WRITETHROUGH | (rnd(&seed, 8) ? 0 : RWF_DSYNC);
+		size_t len = 1 + wt_rnd(&seed, 32 << 10);
+		off_t off = wt_rnd(&seed, PLAIN_LEN);
+		int flags = RWF_WRITETHROUGH | (wt_rnd(&seed, 8) ? 0 : RWF_DSYNC);
 
 		if (off + len > PLAIN_LEN)
 			len = PLAIN_LEN - off;
@@ -265,7 +258,7 @@ static void *unit_writer(void *arg)
 	unsigned char *buf = atw_alloc(unit);
 
 	for (i = 0; i < n; i++) {
-		off_t off = unit_off + (off_t)rnd(&seed, NUNITS) * unit;
+		off_t off = unit_off + (off_t)wt_rnd(&seed, NUNITS) * unit;
 
 		atw_fill(buf, unit, off, (9ULL << 32) | i);
 		note(atw_pwrite(fd, buf, unit, off, flags), unit);
@@ -282,7 +275,7 @@ static void *mixer(void *arg)
 
 	(void)arg;
 	while (!atomic_load(&stop_mixer)) {
-		off_t off = unit_off + (off_t)rnd(&seed, NUNITS) * unit;
+		off_t off = unit_off + (off_t)wt_rnd(&seed, NUNITS) * unit;
 
 		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, unit))
 			note(-errno, 0);
@@ -295,15 +288,6 @@ static void *mixer(void *arg)
 	return NULL;
 }
 
-static int join_by(pthread_t t)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += DEADLINE;
-	return pthread_timedjoin_np(t, NULL, &ts);
-}
-
 static void side_by_side(unsigned int nwrites)
 {
 	pthread_t p[NPLAIN], u, m;
@@ -311,6 +295,7 @@ static void side_by_side(unsigned int nwrites)
 	unsigned char *cache = atw_alloc(len), *dev = atw_alloc(len);
 	unsigned int i, hung = 0, mismatch = 0, torn_c = 0, torn_d = 0;
 	off_t first_mismatch = -1;
+	time_t deadline;
 	uint64_t g;
 
 	for (i = 0; i < NPLAIN; i++)
@@ -320,11 +305,12 @@ static void side_by_side(unsigned int nwrites)
 	if (pthread_create(&u, NULL, unit_writer, (void *)(uintptr_t)nwrites) ||
 	    pthread_create(&m, NULL, mixer, NULL))
 		tap_bail("pthread_create");
+	deadline = wt_deadline(DEADLINE);
 	for (i = 0; i < NPLAIN; i++)
-		hung += join_by(p[i]) != 0;
-	hung += join_by(u) != 0;
+		hung += wt_join_by(p[i], deadline) != 0;
+	hung += wt_join_by(u, deadline) != 0;
 	atomic_store(&stop_mixer, 1);
-	hung += join_by(m) != 0;
+	hung += wt_join_by(m, deadline) != 0;
 	if (!check(!hung, "%u plain overwriters, a unit writer and a punch/extend/truncate thread: none hangs (%u not done in %d s)",
 		   NPLAIN, hung, DEADLINE))
 		tap_bail("threads hung: the rest would read under them");
@@ -368,7 +354,7 @@ int main(int argc, char **argv)
 	ps = e->ps;
 	atomic_ok = e->lim.buf_known && e->lim.buf;
 	unit = atomic_ok && e->lim.buf_min > bs ? e->lim.buf_min : bs;
-	plain_off = READ_LEN;
+	plain_off = unit > ps ? unit : ps;	/* page 0: the parked read's */
 	unit_off = plain_off + PLAIN_LEN;
 	file_end = unit_off + NUNITS * unit;
 

@@ -116,3 +116,8 @@ atw_build_name() { # VARIANT [CONFIG]
 atw_out() { # VARIANT [CONFIG]
 	echo "$ATW_CACHE/out/$(atw_build_name "$1" "${2:-test}")"
 }
+
+# "PASSED FAILED SKIPPED" summed over a boot's results/summary.jsonl.
+atw_counts() {
+	jq -s -r '[map(.passed), map(.failed), map(.skipped)] | map(add // 0) | @tsv' "$1"
+}
