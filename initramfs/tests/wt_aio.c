@@ -3,14 +3,17 @@
  * Write-through through Linux AIO (io_submit, raw syscalls; DESIGN.md §3.8)
  * on the XFS mounted at DIR:
  *  - batches of 1..64 plain and (if advertised) atomic write-throughs, over
- *    written extents and allocating, in one io_submit: every event carries
+ *    written extents, allocating inside EOF and extending the file, in one
+ *    io_submit: every event carries
  *    the length, the device holds every range, atomic ones each inside
  *    exactly one WRITE ATOMIC(16) with no plain write over it (the block
  *    layer may merge adjacent atomic requests; unmerged ones must be exactly
  *    the range);
  *  - asynchronous like DIO: with device latency, io_submit returns while
  *    the batch's writes are still in flight (a write completes after the
- *    "submitted" marker in the trace) -- never timed;
+ *    "submitted" marker in the trace) -- never timed; except writes that
+ *    extend the file, which are done when io_submit returns (they keep the
+ *    iolock until the size has moved, as ext4's extending direct writes);
  *  - errors: RWF_ATOMIC without RWF_WRITETHROUGH gives EOPNOTSUPP, a
  *    misaligned atomic write EINVAL (from io_submit or in the event), a
  *    device error -EIO in the event; RWF_NOWAIT gives the length or EAGAIN.
@@ -71,15 +74,26 @@ static void prep(struct iocb *cb, int fd, void *buf, size_t len, off_t off, int 
  * TCG when the host deschedules the guest for longer than the emulated
  * latency; a submitter that waits for its I/O misses in every batch.
  */
-static int async_batches, async_late;
+static int async_batches, async_late, ext_batches, ext_late;
 
+enum { OVERWRITE, ALLOCATING, EXTENDING };
+static const char *const kind_name[] = { "overwrite", "allocating", "extending" };
+
+static size_t unit_len(int atomic)
+{
+	const struct atw_env *e = atw_env();
+
+	return atomic ? (e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min) : e->bs;
+}
+
+/* Slots 1 and 2 lie inside EOF (run() sizes the file), slot 3 past it. */
 static void batch(int fd, int atomic, int alloc, int depth, int slot, int async_check)
 {
 	const struct atw_env *e = atw_env();
-	size_t len = atomic ? (e->lim.buf_min < e->bs ? e->bs : e->lim.buf_min) : e->bs;
+	size_t len = unit_len(atomic);
 	off_t base = (off_t)slot * MAXQ * 4 * len + (off_t)depth * len;
 	const char *what = atomic ? "atomic WT" : "WT";
-	const char *kind = alloc ? "allocating" : "overwrite";
+	const char *kind = kind_name[alloc];
 	static struct iocb cb[MAXQ];
 	struct iocb *cbs[MAXQ];
 	struct io_event ev[MAXQ];
@@ -90,7 +104,7 @@ static void batch(int fd, int atomic, int alloc, int depth, int slot, int async_
 
 	for (i = 0; i < depth; i++) {
 		buf[i] = atw_alloc(len);
-		if (!alloc) {
+		if (alloc == OVERWRITE) {
 			atw_fill(buf[i], len, base + i * len, 1);
 			atw_pwrite(fd, buf[i], len, base + i * len, 0);
 		}
@@ -151,6 +165,11 @@ static void batch(int fd, int atomic, int alloc, int depth, int slot, int async_
 	if (async_check) {
 		if (err) {
 			check(0, "%s %s x%d: trace complete (%d)", what, kind, depth, err);
+		} else if (alloc == EXTENDING) {
+			ext_batches++;
+			ext_late += late > 0;
+			diag("%s %s x%d: io_submit returned with %d writes still in flight", what,
+			     kind, depth, late);
 		} else {
 			async_batches++;
 			async_late += late > 0;
@@ -253,15 +272,21 @@ static void run(void)
 			continue;
 		}
 		fd = atw_env_open(atomic ? "wt_aio_atomic" : "wt_aio_plain", O_TRUNC);
-		for (alloc = 0; alloc <= 1; alloc++)
+		if (ftruncate(fd, (off_t)3 * MAXQ * 4 * unit_len(atomic)))
+			tap_bail("ftruncate: %s", strerror(errno));
+		for (alloc = OVERWRITE; alloc <= EXTENDING; alloc++)
 			for (depth = 1; depth <= MAXQ; depth *= 2)
 				batch(fd, atomic, alloc, depth, 1 + alloc, ndelay > 0 && depth >= 4);
 		close(fd);
 	}
 	if (async_batches)
 		check(2 * async_late > async_batches,
-		      "asynchronous: io_submit returned with writes in flight in most batches (%d of %d)",
+		      "asynchronous: io_submit returned with writes inside EOF in flight in most batches (%d of %d)",
 		      async_late, async_batches);
+	if (ext_batches)
+		check(!ext_late,
+		      "extending: io_submit returned with no write of the batch in flight, the size moved (%d of %d batches had one)",
+		      ext_late, ext_batches);
 	errors(atomic_ok);
 	syscall(SYS_io_destroy, ctx);
 }
