@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * section_objections.c: the upstream objections of
- * shared/reference/upstream-digest.md section L that a figure of this run
- * speaks to.
+ * section_objections.c: the upstream objections to the writeback-time
+ * design (L1-L13, listed in docs/design.md, "Upstream objections") that a
+ * figure of this run speaks to.
  */
 #include "aggregate.h"
 #include "results.h"

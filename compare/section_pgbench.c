@@ -6,7 +6,7 @@
  * p99, WAL, device write commands and bytes per transaction, checkpoint
  * write/sync time, the preload library's converted/refused pages, and the
  * ratio to fpw-on in the same boot; then the LSFMM+BPF 2026 figures
- * (upstream-digest §H) beside ours. Each row also goes to results.json.
+ * (docs/design.md, "Why") beside ours. Each row also goes to results.json.
  * Without the file on any boot: "not measured", one line.
  */
 #include "aggregate.h"
@@ -21,7 +21,7 @@
 static const char *const configs[] = { "fpw-on", "fpw-off-atomic", "fpw-off-unsafe" };
 #define NCONFIGS (sizeof(configs) / sizeof(configs[0]))
 
-/* The anchor: Freund at LSFMM+BPF 2026 (digest §H), fpw off on atomic storage. */
+/* The anchor: Freund at LSFMM+BPF 2026 (LWN 1072019), fpw off on atomic storage. */
 #define ANCHOR_TPS 1.7
 #define ANCHOR_CV 14.0
 #define ANCHOR_WAL 14.0

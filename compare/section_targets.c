@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * section_targets.c: the project's targets (issue 17) as ratios from this
+ * section_targets.c: the project's performance targets for write-through
+ * atomic writes (README.md, "Performance targets") as ratios from this
  * run, each computed inside every round (the kernels of a round booted
  * back to back) and then the median and min..max over the rounds; met /
  * not met by the median (never asserted). Beside them the guest CPU per

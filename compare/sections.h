@@ -27,7 +27,7 @@ void section_pgbench(FILE *out);
 void section_profile(FILE *out);
 /* The project's targets as ratios, met / not met. */
 void section_targets(FILE *out);
-/* The upstream objections (digest L) a measurement speaks to. */
+/* The upstream objections (L1-L13, docs/design.md) a measurement speaks to. */
 void section_objections(FILE *out);
 void section_objections_powercut(FILE *out);
 /* fio's jobs and the fio / bench_io cross-check. */

@@ -9,9 +9,13 @@
 #   run_with_fix SUBJECT NAME PROG [ARGS...]
 #                                  run only if the kernel has patch SUBJECT
 #
-# Disk model: scsi_debug with jdelay=0 and ndelay=$ATW_NDELAY (default 0 ns):
-# no hidden per-command jiffy. The flush cost is scsi_debug's (1/20 s when
-# ndelay > 10 us), so plans that time flushes state the ndelay they used.
+# Disk model: scsi_debug with ndelay=$ATW_NDELAY (default 0 ns); see
+# docs/design.md, "The emulated disk". 6.12 ignores the jdelay=0 below (the
+# parameter is named delay): at ndelay=0 every command then waits one jiffy
+# and every cache flush 1/20 s, unless the plan passes delay=0 (the bench,
+# probe and pg plans do); ndelay > 0 replaces the jiffy, and a flush still
+# waits 1/20 s when ndelay > 10 us. Plans that time flushes state the
+# ndelay they used.
 
 export ATW_MNT=/mnt/test
 ATW_CONFIG=""

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * For the bench_* programs only: the RWF_ values of DESIGN.md §3.1 even when
- * the variant's uapi lacks them, so one binary tries every workload and
- * reports the kernel's refusal (n/a). The tests do not include this: they
- * SKIP on a uapi without the flag.
+ * For the bench_* programs only: the RWF_ values of docs/design.md ("Flags
+ * and uapi values") even when the variant's uapi lacks them, so one binary
+ * tries every workload and reports the kernel's refusal (n/a). The tests
+ * do not include this: they SKIP on a uapi without the flag.
  */
 #ifndef ATW_BENCH_RWF_H
 #define ATW_BENCH_RWF_H

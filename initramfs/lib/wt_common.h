@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #define WT_UAPI_SKIP "uapi has no RWF_WRITETHROUGH"
-#define WT_SPEC_VALUE 0x00000200	/* DESIGN.md §3.1 */
+#define WT_SPEC_VALUE 0x00000200	/* docs/design.md, "Flags and uapi values" */
 
 /* Flags a FIEMAP lookup found in a range. */
 #define WT_MAP_HOLE	 0x1

@@ -3,11 +3,13 @@
  * Plain and atomic buffered writes into one large folio (the PG_atomic
  * series), on the XFS mounted at DIR: the case the series must get right
  * wherever the page cache holds several atomic units in one folio (block
- * size >= page size with large folios, issue 18's bisect hazard). Each case
+ * size >= page size with large folios; in the RFC's patch order XFS took
+ * buffered atomic writes before the per-block tracking existed, and a prefix
+ * of the series sent a whole large folio as one atomic write). Each case
  * starts from 16 units written in one call and synced (the page cache then
  * makes large folios), checked through /proc/self/pagemap and
- * /proc/kpageflags to hold the units of the case in one compound page
- * (else SKIP: nothing to check), then, with U = one atomic unit:
+ * /proc/kpageflags to hold the units of the case in one compound page (else
+ * SKIP: nothing to check), then, with U = one atomic unit:
  *
  *   plain U0, atomic U2            -> WRITE ATOMIC of exactly U2; U0 plain
  *   atomic U2, plain U0            -> the same

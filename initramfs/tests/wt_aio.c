@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Write-through through Linux AIO (io_submit, raw syscalls; DESIGN.md §3.8)
- * on the XFS mounted at DIR:
+ * Write-through through Linux AIO (io_submit, raw syscalls; docs/design.md,
+ * "AIO, io_uring and IOCB_NOWAIT") on the XFS mounted at DIR:
  *  - batches of 1..64 plain and (if advertised) atomic write-throughs, over
  *    written extents, allocating inside EOF and extending the file, in one
  *    io_submit: every event carries

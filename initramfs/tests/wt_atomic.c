@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RWF_ATOMIC | RWF_WRITETHROUGH buffered writes (DESIGN.md §3.3-3.5) on the
- * XFS mounted at DIR, expectations from what statx advertises:
+ * RWF_ATOMIC | RWF_WRITETHROUGH buffered writes (docs/design.md, "Atomic
+ * write-throughs") on the XFS mounted at DIR, expectations from what statx
+ * advertises:
  *  - RWF_ATOMIC on a buffered write without RWF_WRITETHROUGH: EOPNOTSUPP;
  *  - statx STATX_WRITE_ATOMIC_BUF: powers of two, one segment, the block
  *    size inside, equal to the DIO limits (XFS wiring);

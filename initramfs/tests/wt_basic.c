@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Plain RWF_WRITETHROUGH buffered writes (DESIGN.md §3.1) on the XFS mounted
- * at DIR:
+ * Plain RWF_WRITETHROUGH buffered writes (docs/design.md, "RWF_WRITETHROUGH")
+ * on the XFS mounted at DIR:
  *  - the flag has the value the spec gives it; a file system without
  *    write-through (tmpfs) refuses it with EOPNOTSUPP;
  *  - into a hole, an unwritten extent, a written extent, over dirty cached

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One write-through larger than the memory left (DESIGN.md §3.15: one call
- * of any size completes on a machine with less free memory than its
- * length; what it holds under writeback at once is bounded) on the XFS
- * mounted at DIR.
+ * One write-through larger than the memory left (docs/design.md, "Memory
+ * bound": one call of any size completes on a machine with less free
+ * memory than its length; what it holds under writeback at once is
+ * bounded) on the XFS mounted at DIR.
  *
  * A child process mlock()s anonymous memory until MemAvailable is about
  * AVAIL MiB (default 128); then one pwritev2 of LEN MiB (default 256) from

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A plain RWF_WRITETHROUGH whose source buffer changes under the copy
- * (DESIGN.md §3.12: no task waits for I/O it has not submitted) on the XFS
+ * (docs/design.md, "No task waits for I/O it has not submitted") on the XFS
  * mounted at DIR. A 256 KiB write-through over data on disk, the range
  * written with O_DIRECT before every call, which also drops it from the
  * page cache, so that the write-through builds folios of several pages

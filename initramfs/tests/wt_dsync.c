@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Write-through and data integrity (DESIGN.md §3.1-3.2), counted at the
- * device, on the XFS mounted at DIR:
+ * Write-through and data integrity (docs/design.md, "RWF_WRITETHROUGH" and
+ * "RWF_DSYNC"), counted at the device, on the XFS mounted at DIR:
  *  - plain RWF_WRITETHROUGH sends neither FUA nor a cache flush;
  *  - RWF_WRITETHROUGH|RWF_DSYNC, RWF_WRITETHROUGH|RWF_SYNC and
  *    RWF_WRITETHROUGH on an O_DSYNC file: over a written extent on a device

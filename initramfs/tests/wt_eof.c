@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * i_size never exposes stale data (DESIGN.md §3.10) on the XFS mounted at
- * DIR. Stale bytes are planted on the device first: under an unwritten
- * extent preallocated past EOF (written to the disk at its FIEMAP address),
- * and in the blocks of a deleted file that new allocations may reuse. Then
- * sub-block RWF_WRITETHROUGH appends (1 byte .. a few blocks, sector- and
- * byte-unaligned), appends after a gap, truncates up and, where statx
- * advertises it, atomic appends:
+ * i_size never exposes stale data (docs/design.md, "Size updates and EOF")
+ * on the XFS mounted at DIR. Stale bytes are planted on the device first:
+ * under an unwritten extent preallocated past EOF (written to the disk at
+ * its FIEMAP address), and in the blocks of a deleted file that new
+ * allocations may reuse. Then sub-block RWF_WRITETHROUGH appends (1 byte ..
+ * a few blocks, sector- and byte-unaligned), appends after a gap, truncates
+ * up and, where statx advertises it, atomic appends:
  *  - i_size after each call is exactly the end of the user's range (the I/O
  *    is rounded, the size is not);
  *  - the file reads back as written with zeros in gaps, through the cache

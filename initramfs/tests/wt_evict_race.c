@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Folios of a write-through stay stable and in the cache until the file
- * system has completed the write (DESIGN.md §3.6: the I/O, then unwritten
- * extent conversion), on the XFS mounted at DIR. A writer sends one-block
- * RWF_WRITETHROUGH writes into the holes of a sparse file (each allocates an
- * unwritten extent that completion converts), while another thread keeps
- * dropping the page cache (drop_caches: the guest kernel has no fadvise)
- * and reading the block being written back in. If the folio could leave
- * writeback before the conversion, the reader would cache the zeros of the
- * still-unwritten extent, and the write-through's data would read as zeros
- * after the call returned. The window is from the end of the I/O to the
- * writer's completion: run this on a disk with some latency (scsi_debug
- * ndelay), so that the writer sleeps and is woken for it. (On revision
- * 2b11171e of the series, where the window existed, this did not catch it
- * under TCG, also with the writer starved as SCHED_IDLE after its I/O: it
- * guards the order, it has not shown the race.)
+ * system has completed the write (docs/design.md, "Stable pages": the I/O,
+ * then unwritten extent conversion), on the XFS mounted at DIR. A writer
+ * sends one-block RWF_WRITETHROUGH writes into the holes of a sparse file
+ * (each allocates an unwritten extent that completion converts), while
+ * another thread keeps dropping the page cache (drop_caches: the guest
+ * kernel has no fadvise) and reading the block being written back in. If the
+ * folio could leave writeback before the conversion, the reader would cache
+ * the zeros of the still-unwritten extent, and the write-through's data
+ * would read as zeros after the call returned. The window is from the end of
+ * the I/O to the writer's completion: run this on a disk with some latency
+ * (scsi_debug ndelay), so that the writer sleeps and is woken for it. (On
+ * revision 2b11171e of the series, where the window existed, this did not
+ * catch it under TCG, also with the writer starved as SCHED_IDLE after its
+ * I/O: it guards the order, it has not shown the race.)
  *  - right after every call, the block reads the data written (through the
  *    cache);
  *  - after the cache is dropped, every block reads the data written;

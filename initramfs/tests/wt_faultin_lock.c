@@ -2,8 +2,9 @@
 /*
  * A write-through must not take the mmap lock (fault in its source) while it
  * holds a folio under writeback that someone holding the mmap lock may be
- * waiting for (DESIGN.md §3.12: no task waits, holding what others need,
- * for something that needs them).
+ * waiting for (docs/design.md, "No task waits for I/O it has not
+ * submitted": no task waits, holding what others need, for something that
+ * needs them).
  *
  * The write-through A covers [2 MiB - 1 page, 2 MiB + 1 page) of a file on
  * DIR: the last page of one folio F (folios are naturally aligned and at

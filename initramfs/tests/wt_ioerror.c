@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A write-through that the device fails leaves the file as a failed direct
- * write would (DESIGN.md §3.1, §3.3), on the XFS mounted at DIR, with
- * scsi_debug failing the call's write command (lib/wt_common.h wt_inject):
+ * write would (docs/design.md, "Errors and partly failed writes", "Atomic
+ * write-throughs"), on the XFS mounted at DIR, with scsi_debug failing the
+ * call's write command (lib/wt_common.h wt_inject):
  *  - over a folio that has another dirty block (a buffered write to block
  *    0 just before; one folio holds both blocks where a page holds several
  *    blocks, or the page cache made a large folio), and over a wholly

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A store through a shared mapping into a block whose write-through the
- * device fails (DESIGN.md §3.3), on the XFS mounted at DIR, on a disk with
- * device latency (scsi_debug ndelay; plans/wt runs it there).
+ * device fails (docs/design.md, "Errors and partly failed writes"), on the
+ * XFS mounted at DIR, on a disk with device latency (scsi_debug ndelay;
+ * plans/wt runs it there).
  *
  * The write-through is submitted with Linux AIO, so that it is in flight
  * when io_submit returns; the test then stores one byte into the block
@@ -14,7 +15,8 @@
  *  - the block reads the old data with the stored byte, through the
  *    mapping, through the cache, and after fsync and a dropped cache from
  *    the device: the store is not lost, and the failed data does not come
- *    back (DESIGN.md §3.3: the failed range reads what the device has);
+ *    back (docs/design.md, "Errors and partly failed writes": the failed
+ *    range reads what the device has);
  *  - no kernel warning (the harness fails the boot on one): a fault must
  *    not find the folio mapped while its blocks are not uptodate.
  * Several rounds, as the outcome on a kernel that gets this wrong depends

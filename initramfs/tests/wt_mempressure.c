@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * No short copies for atomic write-through (DESIGN.md §3.7) on the XFS
- * mounted at DIR, when statx advertises buffered atomic writes. The source
- * buffer of an RWF_ATOMIC|RWF_WRITETHROUGH write of a multi-page unit is:
+ * No short copies for atomic write-through (docs/design.md, "No short
+ * copies") on the XFS mounted at DIR, when statx advertises buffered atomic
+ * writes. The source buffer of an RWF_ATOMIC|RWF_WRITETHROUGH write of a
+ * multi-page unit is:
  *  - a file-backed mapping whose pages were just dropped (MADV_DONTNEED and
  *    the file's cache evicted) or paged out (MADV_PAGEOUT);
  *  - anonymous memory half dropped with MADV_DONTNEED (reads back zeros);

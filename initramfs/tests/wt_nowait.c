@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * IOCB_NOWAIT write-throughs never end short (DESIGN.md §3.8) on the XFS
- * mounted at DIR, best on a slow disk. io_uring issues a write inline with
- * IOCB_NOWAIT first and sends it to a worker on -EAGAIN; a short
- * asynchronous completion is the end of it. The write here covers two
- * blocks, each in a folio of its own, while another thread keeps the second
- * block under writeback with write-throughs of its own, so that the inline
- * attempt finds the first folio free and the second one busy:
+ * IOCB_NOWAIT write-throughs never end short (docs/design.md, "AIO, io_uring
+ * and IOCB_NOWAIT") on the XFS mounted at DIR, best on a slow disk. io_uring
+ * issues a write inline with IOCB_NOWAIT first and sends it to a worker on
+ * -EAGAIN; a short asynchronous completion is the end of it. The write here
+ * covers two blocks, each in a folio of its own, while another thread keeps
+ * the second block under writeback with write-throughs of its own, so that
+ * the inline attempt finds the first folio free and the second one busy:
  *  - every io_uring CQE carries the full length;
  *  - every pwritev2(RWF_WRITETHROUGH|RWF_NOWAIT) returns the full length or
  *    -EAGAIN, never a part;

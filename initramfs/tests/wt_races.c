@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Truncate, hole punch, fallocate, freeze/thaw and shutdown against
- * in-flight write-throughs (DESIGN.md §3.9) on the XFS mounted at DIR.
+ * in-flight write-throughs (docs/design.md, "Truncate, hole punch,
+ * fallocate and freeze") on the XFS mounted at DIR.
  * Writer threads loop atomic (if statx advertises it, else plain)
  * write-throughs of whole units at unit-aligned offsets, each unit stamped
  * with its own offset; a racer thread loops one operation per phase, on

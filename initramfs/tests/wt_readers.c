@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Buffered reads beside write-throughs of the same range (DESIGN.md §3.14)
- * on the XFS mounted at DIR. A writer thread alternates writes of all-'A'
- * and all-'B' over one range of a cached file whose blocks are written; a
- * reader thread pread()s the whole range in a loop. Every read must be
- * wholly 'A' or wholly 'B', never a mix:
+ * Buffered reads beside write-throughs of the same range (docs/design.md,
+ * "Readers") on the XFS mounted at DIR. A writer thread alternates writes of
+ * all-'A' and all-'B' over one range of a cached file whose blocks are
+ * written; a reader thread pread()s the whole range in a loop. Every read
+ * must be wholly 'A' or wholly 'B', never a mix:
  *  - atomic: the range is one atomic unit (statx STATX_WRITE_ATOMIC_BUF
  *    max), written with RWF_ATOMIC|RWF_WRITETHROUGH: a buffered read never
  *    returns part of an atomic write;

@@ -2,7 +2,7 @@
 /*
  * Sub-block write-throughs into holes of a reflinked file take the rest of
  * the block from the file's data, never from newly allocated COW blocks
- * (DESIGN.md §3.11), on the XFS mounted at DIR.
+ * (docs/design.md, "Reflinked files"), on the XFS mounted at DIR.
  *
  * F holds a stale pattern over NBLK blocks, written, synced and punched out
  * again except for block 0; F is cloned into G (FICLONE), which shares block

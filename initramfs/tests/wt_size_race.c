@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Operations that read the file size under the inode lock, racing an
- * extending write-through in flight (DESIGN.md §3.13: for every other
- * operation an extending write-through is an extending direct write; no
- * serial order of two calls is violated), on the XFS mounted at DIR.
+ * extending write-through in flight (docs/design.md, "Size updates and
+ * EOF": for every other operation an extending write-through is an
+ * extending direct write; no serial order of two calls is violated), on
+ * the XFS mounted at DIR.
  *
  * Each round: a file of size S (64 KiB, fsynced). Thread A writes 4 KiB at
  * offset S (extending); thread B issues its operation a random 0.3-3 ms

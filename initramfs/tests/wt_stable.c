@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stable pages under write-through (DESIGN.md §3.6) on the XFS mounted at
- * DIR, with device latency (scsi_debug ndelay) and the disk's queue depth
- * set to 1 while a reader thread keeps it busy, so that a write-through's
- * command waits between the copy and the dispatch. Evidence is the order of
- * events in the kernel trace (dispatch, completion, markers), never time.
+ * Stable pages under write-through (docs/design.md, "Stable pages") on the
+ * XFS mounted at DIR, with device latency (scsi_debug ndelay) and the disk's
+ * queue depth set to 1 while a reader thread keeps it busy, so that a
+ * write-through's command waits between the copy and the dispatch. Evidence
+ * is the order of events in the kernel trace (dispatch, completion,
+ * markers), never time.
  *  1. Same thread: an AIO write-through is submitted, then an mmap store, a
  *     buffered write, or a second write-through of the same range: each must
  *     not finish before the first write's I/O has completed, and the device

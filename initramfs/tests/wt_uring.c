@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Write-through through io_uring (DESIGN.md §3.8) on the XFS mounted at DIR,
- * with liburing:
+ * Write-through through io_uring (docs/design.md, "AIO, io_uring and
+ * IOCB_NOWAIT") on the XFS mounted at DIR, with liburing:
  *  - queue depths 1..64 of plain and (if statx advertises it) atomic
  *    write-throughs, over written extents and allocating: every CQE carries
  *    the length, the device holds every range, atomic ones each inside
