@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -36,4 +38,22 @@ int kf_read(const char *path, char *buf, size_t len)
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = 0;
 	return 0;
+}
+
+long long kf_meminfo_kb(const char *key)
+{
+	char line[256];
+	long long v = -1;
+	size_t klen = strlen(key);
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			v = strtoll(line + klen + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
 }

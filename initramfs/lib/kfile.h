@@ -12,5 +12,7 @@
 int kf_write(const char *path, const char *val, int flags);
 /* Reads path into buf (len bytes with the NUL), trailing blanks and newlines cut; 0 or -errno. */
 int kf_read(const char *path, char *buf, size_t len);
+/* The value of one /proc/meminfo line ("MemAvailable"...), in KiB; -1 if absent. */
+long long kf_meminfo_kb(const char *key);
 
 #endif

@@ -257,24 +257,6 @@ static void verify_files(const char *when)
 	free(buf);
 }
 
-static long long meminfo_kb(const char *key)
-{
-	char line[256];
-	long long v = -1;
-	size_t klen = strlen(key);
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			v = strtoll(line + klen + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
 /*
  * Nearly all free memory filled with shmem pages of a memfd (order 0, no
  * size limit, unreclaimable without swap), then every other page punched
@@ -295,7 +277,7 @@ static int fragment(size_t *len)
 	buf = atw_alloc(chunk);
 	memset(buf, 0x5a, chunk);
 	/* keep some headroom so that reclaim does not take all the page cache */
-	while (meminfo_kb("MemFree") > 96 * 1024) {
+	while (kf_meminfo_kb("MemFree") > 96 * 1024) {
 		if (pwrite(fd, buf, chunk, *len) != (ssize_t)chunk)
 			break;
 		*len += chunk;
@@ -349,7 +331,7 @@ static void phase_compaction(void)
 	counters(&c);
 	hog = fragment(&hog_len);
 	diag("compaction: %zu MiB of shmem, every other page punched out (MemFree %lld kB)",
-	     hog_len >> 20, meminfo_kb("MemFree"));
+	     hog_len >> 20, kf_meminfo_kb("MemFree"));
 	vmstat(v0);
 	if (!kf_read(proactive, old, sizeof(old)))
 		kf_write(proactive, "100", 0);

@@ -48,24 +48,6 @@
 static unsigned long avail_mib = 128, len_mib = 256;
 static int kmsg = -1;
 
-static long long meminfo_kb(const char *key)
-{
-	char line[256];
-	long long v = -1;
-	size_t klen = strlen(key);
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			v = strtoll(line + klen + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
 static long long oom_kills(void)
 {
 	char key[64];
@@ -129,7 +111,7 @@ static pid_t start_pressure(long long target_kb, long long *at_kb)
 
 		close(pfd[0]);
 		kf_write("/proc/self/oom_score_adj", "1000", 0);
-		while ((avail = meminfo_kb("MemAvailable")) > target_kb + 1024) {
+		while ((avail = kf_meminfo_kb("MemAvailable")) > target_kb + 1024) {
 			size_t chunk = (avail - target_kb) * 1024 / 2;
 			void *p;
 
@@ -142,7 +124,7 @@ static pid_t start_pressure(long long target_kb, long long *at_kb)
 			if (p == MAP_FAILED || mlock(p, chunk))
 				break;
 		}
-		avail = meminfo_kb("MemAvailable");
+		avail = kf_meminfo_kb("MemAvailable");
 		if (write(pfd[1], &avail, sizeof(avail)) != sizeof(avail))
 			_exit(1);
 		for (;;)
@@ -184,8 +166,8 @@ static void *sampler(void *arg)
 {
 	(void)arg;
 	while (atomic_load(&sampling)) {
-		long long a = meminfo_kb("MemAvailable"), w = meminfo_kb("Writeback"),
-			  d = meminfo_kb("Dirty");
+		long long a = kf_meminfo_kb("MemAvailable"), w = kf_meminfo_kb("Writeback"),
+			  d = kf_meminfo_kb("Dirty");
 
 		if (a >= 0 && (min_avail < 0 || a < min_avail))
 			min_avail = a;
@@ -341,7 +323,7 @@ static void run(void)
 	if (mprotect(src, SRC_LEN, PROT_READ))
 		tap_bail("mprotect: %s", strerror(errno));
 	diag("MemTotal %lld MiB, MemAvailable %lld MiB; target %lu MiB available, writes of %lu MiB",
-	     meminfo_kb("MemTotal") / 1024, meminfo_kb("MemAvailable") / 1024, avail_mib, len_mib);
+	     kf_meminfo_kb("MemTotal") / 1024, kf_meminfo_kb("MemAvailable") / 1024, avail_mib, len_mib);
 
 	run_case("buffered write + fsync (control)", src, 0);
 	run_case("RWF_WRITETHROUGH", src, RWF_WRITETHROUGH);
