@@ -2,10 +2,14 @@
 /*
  * read_randops.c: RESDIR/randops-KERNEL/results/randops*.tap, one TAP file
  * per randops run of initramfs/plans/randops (randops, randops_batch,
- * randops_fault, per disk setup), each ending with randops's summary:
+ * randops_fault, the concurrent phase's randops_conc2, randops_conc3,
+ * randops_conc_atomic and randops_conc_size, per disk setup; the slow
+ * disk's setups end in -2ms), each ending with randops's summary:
  *   # randops: sequences=N ops=N failed=N failing=SEED,...|- faults=N
- *     bs=N sector=N
- * A run the kernel lacks a fix for is one "# SKIP" line instead. With
+ *     cuts=N bs=N sector=N conc=K
+ * (conc=K: the concurrent phase's group size, 0 for the others; older
+ * summaries have no conc field and were not concurrent). A run the kernel
+ * lacks a fix for is one "# SKIP" line instead. With
  * RANDOPS_SEEDS > 0 in env.txt, a kernel without randops TAP files, or a
  * file with neither (the run did not finish: a hang or a crash), is a bad
  * input.
@@ -21,15 +25,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool summary(const char *line, struct randops_run *r)
+static bool summary(const char *path, const char *line, struct randops_run *r)
 {
-	unsigned long bs = 0, sector = 0;
+	unsigned long bs = 0, sector = 0, conc = 0;
 
 	if (!kv_num(line, "sequences", &r->seqs) || !kv_num(line, "ops", &r->ops) ||
 	    !kv_num(line, "failed", &r->failed) || !kv_num(line, "faults", &r->faults) ||
 	    !kv_num(line, "bs", &bs) || !kv_num(line, "sector", &sector) ||
 	    !kv_word(line, "failing", r->failing, sizeof(r->failing)))
 		return false;
+	/* section_randops.c tells the concurrent runs by their name */
+	if (kv_num(line, "conc", &conc) && !conc != !strstr(r->run, "_conc"))
+		bad_input(path, "run %s says conc=%lu", r->run, conc);
 	r->bs = bs;
 	r->sector = sector;
 	return true;
@@ -58,7 +65,7 @@ static bool read_tap(const char *path, const char *kernel, const char *run)
 		const char *s = strstr(line, "# SKIP ");
 
 		if (!strncmp(line, "# randops: ", 11)) {
-			if (!summary(line, r)) {
+			if (!summary(path, line, r)) {
 				bad_input(path, "randops summary without one of its fields");
 				break;
 			}

@@ -4,7 +4,8 @@
  * per run (kind of mix, disk setup) and kernel the sequences (seeds),
  * operations, failed sequences and the seeds that failed, which replay the
  * failure (randops -s SEED on the same kernel and disk setup). Each row
- * also goes to results.json.
+ * also goes to results.json. Then per kernel the totals, and those of the
+ * concurrent phase (the randops_conc* runs) on their own.
  */
 #include "json_out.h"
 #include "results.h"
@@ -13,6 +14,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+static bool concurrent(const struct randops_run *r)
+{
+	return strstr(r->run, "_conc") != NULL;
+}
 
 static int cmp_run(const void *pa, const void *pb)
 {
@@ -25,8 +31,9 @@ static int cmp_run(const void *pa, const void *pb)
 void section_randops(FILE *out)
 {
 	unsigned long seqs[MAX_KERNELS] = { 0 }, ops[MAX_KERNELS] = { 0 };
-	unsigned long failed[MAX_KERNELS] = { 0 };
-	int i, k;
+	unsigned long failed[MAX_KERNELS] = { 0 }, cseqs[MAX_KERNELS] = { 0 };
+	unsigned long cops[MAX_KERNELS] = { 0 }, cfailed[MAX_KERNELS] = { 0 };
+	int i, k, cruns[MAX_KERNELS] = { 0 }, cskip[MAX_KERNELS] = { 0 };
 
 	hr(out, "Random operations checked against a model (randops)");
 	if (!nrandops_runs) {
@@ -35,8 +42,11 @@ void section_randops(FILE *out)
 	}
 	qsort(randops_runs, nrandops_runs, sizeof(randops_runs[0]), cmp_run);
 	fprintf(out, "initramfs/plans/randops with %s seeds per run, %s s per seed; one boot\n"
-		"per kernel, side by side, %s s in all. Every read, size and failed\n"
-		"write checked against the model (initramfs/tests/randops/).\n",
+		"per kernel, side by side, %s s in all (the concurrent runs randops_conc*:\n"
+		"ATW_RANDOPS_CSECS s per seed, default 7, 10 on the slow disk, -2ms).\n"
+		"Every read, size and failed write checked against the model; in the\n"
+		"concurrent runs, two or three calls at a time against every serial order\n"
+		"of them (initramfs/tests/randops/).\n",
 		env("RANDOPS_SEEDS"), env("RANDOPS_SECS"), env("RANDOPS_WALL"));
 	fprintf(out, "%-36s %c %5s %8s %6s %s\n", "run", 'k', "seeds", "ops", "failed",
 		"failing seeds");
@@ -44,6 +54,14 @@ void section_randops(FILE *out)
 		const struct randops_run *r = &randops_runs[i];
 
 		json_out_randops(r);
+		for (k = 0; k < nkernels; k++)
+			if (!strcmp(kernels[k], r->kernel) && concurrent(r)) {
+				cruns[k]++;
+				cskip[k] += r->skip[0] != 0;
+				cseqs[k] += r->seqs;
+				cops[k] += r->ops;
+				cfailed[k] += r->failed;
+			}
 		if (r->skip[0]) {
 			fprintf(out, "%-36s %c skipped: %.40s\n", r->run, kernel_letter(r->kernel),
 				r->skip);
@@ -63,4 +81,17 @@ void section_randops(FILE *out)
 			fprintf(out, "%c: %lu sequences, %lu operations, %lu failed%s\n",
 				kernel_letter(kernels[k]), seqs[k], ops[k], failed[k],
 				failed[k] ? " (see randops-*/results/randops-s*.log)" : "");
+	for (k = 0; k < nkernels; k++) {
+		if (!seqs[k] && !cruns[k])
+			continue;
+		if (!cruns[k]) {
+			fprintf(out, "%c: concurrent phase not run (a plan without randops_conc*)\n",
+				kernel_letter(kernels[k]));
+			continue;
+		}
+		fprintf(out, "%c: concurrent phase: %d runs%s, %lu sequences, %lu operations, %lu failed%s\n",
+			kernel_letter(kernels[k]), cruns[k], cskip[k] ? " (some skipped)" : "",
+			cseqs[k], cops[k], cfailed[k],
+			cfailed[k] ? ": a result that fits no serial order (TAP: the group, the closest order)" : "");
+	}
 }

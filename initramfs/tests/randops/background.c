@@ -22,8 +22,9 @@ static void bg_fail_set(const char *fmt, ...)
  * What a background reader checks. Before each foreground operation starts,
  * run_seed() publishes its window: the bytes of the one file it may change
  * (to EOF and beyond for truncate, collapse and insert) and whether it may
- * change the size; after the operation, the sizes. A reader snapshots the
- * model outside the window of the operation in flight, reads, and then
+ * change the size (a concurrent group publishes the windows of all its
+ * operations at once); after the operation or group, the sizes. A reader
+ * snapshots the model outside the windows in flight, reads, and then
  * compares every byte outside the windows of the operations that ran
  * meanwhile with the snapshot, and the length read with the size. Bytes the
  * foreground changes lie in its window, so the snapshot needs no lock
@@ -67,6 +68,10 @@ static struct window op_window(const struct op *o)
 		w.lo = min64(o->off, files[o->file].size);
 		w.hi = ~0ULL;
 		break;
+	case K_APPEND:	/* at the size when it runs (a group's truncate: its own window) */
+		w.lo = files[o->file].size;
+		w.hi = ~0ULL;
+		break;
 	case K_COLLAPSE: case K_INSERT:
 		w.lo = o->off;
 		w.hi = ~0ULL;
@@ -85,6 +90,24 @@ void win_begin(const struct op *o)
 	pthread_mutex_lock(&win_mu);
 	wins[win_started % NWIN] = w;
 	win_started++;
+	pthread_mutex_unlock(&win_mu);
+}
+
+/*
+ * A concurrent group: every operation's window, all in flight until
+ * win_end(). The windows are the serial ones from the model before the
+ * group: whatever order the group runs in, an operation changes no byte
+ * outside the union (a truncate's and an O_APPEND write's run to the end).
+ */
+void win_begin_group(const struct op *g, int n)
+{
+	int i;
+
+	pthread_mutex_lock(&win_mu);
+	for (i = 0; i < n; i++) {
+		wins[win_started % NWIN] = op_window(&g[i]);
+		win_started++;
+	}
 	pthread_mutex_unlock(&win_mu);
 }
 
@@ -121,13 +144,13 @@ void *reader_thread(void *arg)
 {
 	uint64_t r = (uintptr_t)arg * 7919 + 1;
 	unsigned char *b = atw_alloc(MAXW), *snap = atw_alloc(MAXW);
-	struct window w[NWIN + 1];
+	struct window w[NWIN];
 
 	while (!atomic_load(&bg_stop) && !atomic_load(&bg_failed)) {
 		int fi = rnd(&r, NFILES), nw = 0, i;
-		uint64_t len = 1 + rnd(&r, MAXW), off, size, stable, want, n1, n2, x;
+		uint64_t len = 1 + rnd(&r, MAXW), off, size, stable, want, d0, n1, n2, x;
 		const unsigned char *model = files[fi].data;
-		bool exact = true, busy;
+		bool exact = true;
 		ssize_t ret;
 
 		pthread_mutex_lock(&win_mu);
@@ -135,9 +158,9 @@ void *reader_thread(void *arg)
 		off = rnd(&r, size + bs);
 		len = min64(len, maxf + MAXW - off);	/* the model's length */
 		n1 = win_started;
-		busy = win_done < n1;
-		if (busy)	/* in flight: its window is not copied */
-			w[nw++] = wins[(n1 - 1) % NWIN];
+		d0 = win_done;
+		for (x = d0; x < n1; x++)	/* in flight: their windows are not copied */
+			w[nw++] = wins[x % NWIN];
 		for (x = off; x < off + len; x++)
 			if (!in_window(w, nw, fi, x))
 				snap[x - off] = model[x];
@@ -147,7 +170,7 @@ void *reader_thread(void *arg)
 
 		pthread_mutex_lock(&win_mu);
 		n2 = win_started;
-		if (n2 - n1 < NWIN)	/* else the ring has lost some */
+		if (n2 - d0 <= NWIN)	/* else the ring has lost some */
 			for (x = n1; x < n2; x++)
 				w[nw++] = wins[x % NWIN];
 		pthread_mutex_unlock(&win_mu);
@@ -158,7 +181,7 @@ void *reader_thread(void *arg)
 				    strerror(errno));
 			break;
 		}
-		if (n2 - n1 >= NWIN) {
+		if (n2 - d0 > NWIN) {
 			atomic_fetch_add(&bg_overtaken, 1);
 			continue;
 		}
@@ -174,7 +197,7 @@ void *reader_thread(void *arg)
 			bg_fail_set("reader: read of %llu at %llu of file %d returned %zd, size %llu says %s%llu (operations #%llu to before #%llu ran meanwhile)",
 				    (unsigned long long)len, (unsigned long long)off, fi, ret,
 				    (unsigned long long)size, exact ? "" : "at least ",
-				    (unsigned long long)want, (unsigned long long)(n1 - busy),
+				    (unsigned long long)want, (unsigned long long)d0,
 				    (unsigned long long)n2);
 			break;
 		}
@@ -185,7 +208,7 @@ void *reader_thread(void *arg)
 			bg_fail_set("reader: file %d byte %llu (read of %llu at %llu): expected 0x%02x, found 0x%02x; operations #%llu to before #%llu ran meanwhile",
 				    fi, (unsigned long long)(off + x), (unsigned long long)len,
 				    (unsigned long long)off, snap[x], b[x],
-				    (unsigned long long)(n1 - busy), (unsigned long long)n2);
+				    (unsigned long long)d0, (unsigned long long)n2);
 			break;
 		}
 		atomic_fetch_add(&bg_checked, 1);

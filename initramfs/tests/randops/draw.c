@@ -19,11 +19,35 @@ static uint64_t draw_len(uint64_t *r, uint64_t maxlen, uint64_t align)
 	return len ? len : align;
 }
 
+struct focus focus;
+
+/*
+ * With the focus on f: an offset aligned to align for len bytes in [lo,
+ * maxf) whose range overlaps the focus, or ~0 if there is none (or, one
+ * time in four, by choice: then the caller draws as without a focus).
+ */
+static uint64_t focus_off(uint64_t *r, const struct rfile *f, uint64_t len, uint64_t align)
+{
+	uint64_t a, b;
+
+	if (!focus.on || f != &files[focus.file] || !rnd(r, 4) || len > maxf)
+		return ~0ULL;
+	a = rup(max64(lo, focus.off + 1 > len ? focus.off + 1 - len : 0), align);
+	b = min64(focus.off + focus.len - 1, maxf - len);
+	if (a > b)
+		return ~0ULL;
+	return a + rnd(r, (b - a) / align + 1) * align;
+}
+
 /* An offset aligned to align for len bytes in [lo, size + slack), or ~0. */
 static uint64_t draw_off(uint64_t *r, const struct rfile *f, uint64_t len, uint64_t align)
 {
 	uint64_t base = rup(lo, align);
 	uint64_t top = min64(max64(f->size, lo) + 2 * max64(bs, 16384), maxf);
+	uint64_t fo = focus_off(r, f, len, align);
+
+	if (fo != ~0ULL)
+		return fo;
 
 	if (len > maxf || top < len || top - len < base)
 		return base + len <= maxf ? base : ~0ULL;
@@ -110,6 +134,8 @@ static bool draw_params(uint64_t *r, struct op *o, int k)
 	o->kind = k;
 	o->file = rnd(r, NFILES);
 	o->file2 = rnd(r, NFILES);
+	if (focus.on && rnd(r, 4))
+		o->file = focus.file;
 	f = &files[o->file];
 	s = &files[o->file2];
 	switch (k) {
@@ -121,16 +147,32 @@ static bool draw_params(uint64_t *r, struct op *o, int k)
 		if (f->size <= lo + 1)
 			return false;
 		o->off = lo + rnd(r, f->size - lo);
+		if (focus.on && o->file == focus.file && focus.off >= lo && focus.off < f->size)
+			o->off = focus.off + rnd(r, min64(focus.len, f->size - focus.off));
 		o->len = 1 + rnd(r, min64(f->size - o->off, 64u << 10));
 		o->sub = k == K_MMAP_W && rnd(r, 4) == 0;
 		return true;
+	case K_APPEND:
+		o->sub = rnd(r, 3);
+		if ((o->sub == 1 && !kinds[K_WT].avail) || (o->sub == 2 && !kinds[K_WT_DSYNC].avail))
+			o->sub = 0;
+		o->len = draw_len(r, MAXW, 1);
+		o->off = f->size;	/* for the log: the kernel takes the size */
+		o->bufoff = rnd(r, 4) ? 0 : rnd(r, 64);
+		return f->size + o->len <= maxf;
 	case K_READ:
 		o->len = draw_len(r, MAXW, 1);
 		o->off = lo + rnd(r, max64(f->size, lo) + bs - lo);
+		a = focus_off(r, f, o->len, 1);
+		if (a != ~0ULL)
+			o->off = a;
 		return true;
 	case K_DIO_R:
 		o->len = draw_len(r, MAXW, lbs);
 		o->off = rup(lo, lbs) + rnd(r, (max64(f->size, lo) + bs - lo) / lbs) * lbs;
+		a = focus_off(r, f, o->len, lbs);
+		if (a != ~0ULL)
+			o->off = a;
 		return true;
 	case K_VERIFY:
 		return true;
@@ -140,6 +182,9 @@ static bool draw_params(uint64_t *r, struct op *o, int k)
 			o->off = f->size + rnd(r, 64u << 10) - min64(f->size - lo, 32u << 10);
 		else
 			o->off = lo + rnd(r, maxf - lo);
+		/* into the focus or just past its end (EOF zeroing, extension) */
+		if (focus.on && o->file == focus.file && rnd(r, 4))
+			o->off = focus.off - min64(focus.off, bs) + rnd(r, focus.len + 3 * bs);
 		o->off = max64(rdown(o->off, a), lo);
 		return o->off <= maxf;
 	case K_FALLOC: case K_PUNCH: case K_ZERO:
@@ -173,6 +218,14 @@ static bool draw_params(uint64_t *r, struct op *o, int k)
 		if (dtop < a + o->len)
 			return false;
 		o->off = a + rnd(r, (dtop - a - o->len) / bs + 1) * bs;
+		if (focus.on && o->file == focus.file && rnd(r, 2)) {
+			uint64_t x = rdown(focus.off, bs);
+
+			x = x >= o->len ? x - o->len + bs : a;
+			x = max64(x, a) + rnd(r, focus.len / bs + 1) * bs;
+			if (x + o->len <= dtop)
+				o->off = x;
+		}
 		if (k == K_DEDUPE && last_clone.len && rnd(r, 2) == 0) {
 			/* the last clone's ranges: equal unless written since */
 			o->file = last_clone.file;
@@ -269,20 +322,30 @@ static bool draw_params(uint64_t *r, struct op *o, int k)
 	return false;
 }
 
-void draw_op(uint64_t *r, struct op *o, uint32_t seq)
+/* An operation of a kind drawn by the weights w; false after 100 tries. */
+bool draw_op_w(uint64_t *r, struct op *o, uint32_t seq, const int *w)
 {
-	int w[NKINDS], k, tries;
+	int k, tries;
 
-	for (k = 0; k < NKINDS; k++)
-		w[k] = kinds[k].avail ? kinds[k].weight : 0;
 	for (tries = 0; tries < 100; tries++) {
 		memset(o, 0, sizeof(*o));
 		o->seq = seq;
 		o->gen = (cur_seed << 24) + seq;
 		k = pick_kind(r, w, NKINDS);
 		if (k >= 0 && draw_params(r, o, k))
-			return;
+			return true;
 	}
+	return false;
+}
+
+void draw_op(uint64_t *r, struct op *o, uint32_t seq)
+{
+	int w[NKINDS], k;
+
+	for (k = 0; k < NKINDS; k++)
+		w[k] = kinds[k].avail ? kinds[k].weight : 0;
+	if (draw_op_w(r, o, seq, w))
+		return;
 	memset(o, 0, sizeof(*o));
 	o->seq = seq;
 	o->kind = K_FSYNC;

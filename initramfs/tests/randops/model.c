@@ -51,10 +51,13 @@ double now(void)
 /* --- the operation log --- */
 void op_str(const struct op *o, char *s, size_t n)
 {
-	snprintf(s, n, "#%u %s f%u f%u sub=%u n=%u gen=%llu off=%llu len=%llu off2=%llu bufoff=%u",
-		 o->seq, kinds[o->kind].name, o->file, o->file2, o->sub, o->n,
-		 (unsigned long long)o->gen, (unsigned long long)o->off,
-		 (unsigned long long)o->len, (unsigned long long)o->off2, o->bufoff);
+	int k = snprintf(s, n, "#%u %s f%u f%u sub=%u n=%u gen=%llu off=%llu len=%llu off2=%llu bufoff=%u",
+			 o->seq, kinds[o->kind].name, o->file, o->file2, o->sub, o->n,
+			 (unsigned long long)o->gen, (unsigned long long)o->off,
+			 (unsigned long long)o->len, (unsigned long long)o->off2, o->bufoff);
+
+	if (o->grp && k > 0 && (size_t)k < n)
+		snprintf(s + k, n - k, " [group %u, +%u us]", o->grp - 1, o->delay);
 }
 
 void log_op(const struct op *o)
@@ -104,10 +107,11 @@ void write_log(const char *why)
 	for (i = 0; i < nops; i++) {
 		const struct op *o = &ops[i];
 
-		fprintf(f, "%u %s %u %u %u %u %llu %llu %llu %llu %u\n", o->seq,
+		fprintf(f, "%u %s %u %u %u %u %llu %llu %llu %llu %u %u %u\n", o->seq,
 			kinds[o->kind].name, o->file, o->file2, o->sub, o->n,
 			(unsigned long long)o->gen, (unsigned long long)o->off,
-			(unsigned long long)o->len, (unsigned long long)o->off2, o->bufoff);
+			(unsigned long long)o->len, (unsigned long long)o->off2, o->bufoff,
+			o->grp, o->delay);
 	}
 	fclose(f);
 	diag("operation log: %s (replay: randops -r %s DIR)", path, path);
@@ -116,7 +120,7 @@ void write_log(const char *why)
 /* Records the first failure of the current sequence; returns -1. */
 int bad(const struct op *o, const char *fmt, ...)
 {
-	char s[256], m[384];
+	char s[256], m[800];
 	va_list ap;
 
 	/* in a power-cut round, what fails once the power is off is the cut's */
@@ -252,7 +256,8 @@ void open_files(void)
 		unlink(path);
 		files[i].fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 		files[i].dfd = open(path, O_RDWR | O_DIRECT);
-		if (files[i].fd < 0 || files[i].dfd < 0)
+		files[i].afd = open(path, O_WRONLY | O_APPEND);
+		if (files[i].fd < 0 || files[i].dfd < 0 || files[i].afd < 0)
 			tap_bail("open %s: %s", path, strerror(errno));
 		if (!files[i].data)
 			files[i].data = malloc(maxf + MAXW);
@@ -278,6 +283,7 @@ void close_files(void)
 	for (i = 0; i < NFILES; i++) {
 		close(files[i].fd);
 		close(files[i].dfd);
+		close(files[i].afd);
 	}
 }
 
@@ -291,7 +297,8 @@ void reopen_files(void)
 		snprintf(path, sizeof(path), "%s/randops.%d", atw_env()->dir, i);
 		files[i].fd = open(path, O_RDWR);
 		files[i].dfd = open(path, O_RDWR | O_DIRECT);
-		if (files[i].fd < 0 || files[i].dfd < 0)
+		files[i].afd = open(path, O_WRONLY | O_APPEND);
+		if (files[i].fd < 0 || files[i].dfd < 0 || files[i].afd < 0)
 			tap_bail("reopen %s after the power cut: %s", path, strerror(errno));
 	}
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ops.c: executing one operation: the write kinds, mmap, O_DIRECT reads,
- * fallocate and truncate, clone, dedupe, copy_file_range, io_uring and AIO
- * batches.
+ * ops.c: executing one operation: the write kinds, O_APPEND, mmap, O_DIRECT
+ * reads, fallocate and truncate, clone, dedupe, copy_file_range, io_uring
+ * and AIO batches.
  */
 #include "randops.h"
 
@@ -73,6 +73,36 @@ static int exec_write(struct op *o)
 	return 0;
 }
 
+/*
+ * O_APPEND: a write through the file's O_APPEND descriptor, buffered (sub
+ * 0), RWF_WRITETHROUGH (1) or RWF_WRITETHROUGH|RWF_DSYNC (2); the kernel
+ * takes its offset from the size at the time of the call.
+ */
+int append_flags(const struct op *o)
+{
+	return o->sub == 1 ? RWF_WT : o->sub == 2 ? RWF_WT | RWF_DSYNC : 0;
+}
+
+static int exec_append(struct op *o)
+{
+	struct rfile *f = &files[o->file];
+	unsigned char *b = src + o->bufoff;
+	struct iovec iov = { b, o->len };
+	uint64_t at = f->size;
+	ssize_t ret;
+
+	fill(b, at, o->len, o->gen);
+	ret = pwritev2(f->afd, &iov, 1, -1, append_flags(o));
+	if (ret < 0)
+		ret = -errno;
+	if (ret > 0)
+		model_write(f, at, b, ret);
+	if (ret != (ssize_t)o->len)
+		return bad(o, "O_APPEND write of %llu at size %llu returned %zd (%s)",
+			   (unsigned long long)o->len, (unsigned long long)at, ret, atw_err(ret));
+	return 0;
+}
+
 /* --- mmap --- */
 static int exec_mmap(struct op *o, bool store)
 {
@@ -119,21 +149,23 @@ static int exec_dio_read(struct op *o)
 }
 
 /* --- fallocate, truncate --- */
-static int exec_falloc(struct op *o)
+int falloc_mode(const struct op *o)
 {
-	struct rfile *f = &files[o->file];
-	uint64_t end = o->off + o->len;
-	int mode = 0;
-
 	switch (o->kind) {
-	case K_FALLOC: mode = o->sub ? FALLOC_FL_KEEP_SIZE : 0; break;
-	case K_PUNCH: mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE; break;
-	case K_ZERO: mode = FALLOC_FL_ZERO_RANGE | (o->sub ? FALLOC_FL_KEEP_SIZE : 0); break;
-	case K_COLLAPSE: mode = FALLOC_FL_COLLAPSE_RANGE; break;
-	case K_INSERT: mode = FALLOC_FL_INSERT_RANGE; break;
+	case K_FALLOC: return o->sub ? FALLOC_FL_KEEP_SIZE : 0;
+	case K_PUNCH: return FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	case K_ZERO: return FALLOC_FL_ZERO_RANGE | (o->sub ? FALLOC_FL_KEEP_SIZE : 0);
+	case K_COLLAPSE: return FALLOC_FL_COLLAPSE_RANGE;
+	case K_INSERT: return FALLOC_FL_INSERT_RANGE;
 	}
-	if (fallocate(f->fd, mode, o->off, o->len))
-		return bad(o, "fallocate mode 0x%x: %s", mode, strerror(errno));
+	return 0;
+}
+
+/* What a successful fallocate o does to the model of its file f. */
+void model_falloc(struct rfile *f, const struct op *o)
+{
+	uint64_t end = o->off + o->len;
+
 	switch (o->kind) {
 	case K_FALLOC:
 		if (!o->sub && end > f->size)
@@ -158,6 +190,15 @@ static int exec_falloc(struct op *o)
 		f->size += o->len;
 		break;
 	}
+}
+
+static int exec_falloc(struct op *o)
+{
+	struct rfile *f = &files[o->file];
+
+	if (fallocate(f->fd, falloc_mode(o), o->off, o->len))
+		return bad(o, "fallocate mode 0x%x: %s", falloc_mode(o), strerror(errno));
+	model_falloc(f, o);
 	return 0;
 }
 
@@ -304,16 +345,18 @@ static int batch_result(struct op *o, struct sub *s, int i, long long res, const
 		   (unsigned long long)s[i].off, res);
 }
 
-static int exec_uring(struct op *o)
+/*
+ * Submits the batch's sub-writes (filled from the op's generation) through
+ * io_uring or AIO and collects each completion in res[]; a failure of the
+ * interface itself (not of a write) is described in err and returns -1.
+ */
+static int uring_io(struct op *o, struct sub *s, long long *res, char *err, size_t errlen)
 {
-	struct sub s[MAXQD];
-	struct io_uring_cqe *cqe;
 	int fd = is_dio(o->sub) ? files[o->file].dfd : files[o->file].fd;
-	long long res[MAXQD];
+	struct io_uring_cqe *cqe;
 	unsigned int i;
-	int ret, err = 0;
+	int ret;
 
-	batch_subs(o, s);
 	for (i = 0; i < o->n; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 
@@ -324,32 +367,30 @@ static int exec_uring(struct op *o)
 		res[i] = -ENODATA;
 	}
 	ret = io_uring_submit(&ring);
-	if (ret != (int)o->n)
-		return bad(o, "io_uring_submit: %d", ret);
+	if (ret != (int)o->n) {
+		snprintf(err, errlen, "io_uring_submit: %d", ret);
+		return -1;
+	}
 	for (i = 0; i < o->n; i++) {
 		ret = io_uring_wait_cqe(&ring, &cqe);
-		if (ret)
-			return bad(o, "io_uring_wait_cqe: %d", ret);
+		if (ret) {
+			snprintf(err, errlen, "io_uring_wait_cqe: %d", ret);
+			return -1;
+		}
 		if (cqe->user_data < o->n)
 			res[cqe->user_data] = cqe->res;
 		io_uring_cqe_seen(&ring, cqe);
 	}
-	for (i = 0; i < o->n; i++)
-		err |= batch_result(o, s, i, res[i], "io_uring");
-	return err;
+	return 0;
 }
 
-static int exec_aio(struct op *o)
+static int aio_io(struct op *o, struct sub *s, long long *res, char *err, size_t errlen)
 {
-	struct sub s[MAXQD];
 	struct iocb cb[MAXQD], *cbs[MAXQD];
 	struct io_event ev[MAXQD];
-	long long res[MAXQD];
 	long ret, got = 0;
 	unsigned int i;
-	int err = 0;
 
-	batch_subs(o, s);
 	for (i = 0; i < o->n; i++) {
 		fill(s[i].buf, s[i].off, s[i].len, o->gen * MAXQD + i);
 		memset(&cb[i], 0, sizeof(cb[i]));
@@ -364,22 +405,47 @@ static int exec_aio(struct op *o)
 		res[i] = -ENODATA;
 	}
 	ret = syscall(SYS_io_submit, aio_ctx, (long)o->n, cbs);
-	if (ret != (long)o->n)
-		return bad(o, "io_submit: %ld (%s)", ret, ret < 0 ? strerror(errno) : "short");
+	if (ret != (long)o->n) {
+		snprintf(err, errlen, "io_submit: %ld (%s)", ret,
+			 ret < 0 ? strerror(errno) : "short");
+		return -1;
+	}
 	while (got < (long)o->n) {
 		ret = syscall(SYS_io_getevents, aio_ctx, 1L, (long)o->n - got, ev, NULL);
 		if (ret < 0 && errno == EINTR)
 			continue;
-		if (ret < 0)
-			return bad(o, "io_getevents: %s", strerror(errno));
+		if (ret < 0) {
+			snprintf(err, errlen, "io_getevents: %s", strerror(errno));
+			return -1;
+		}
 		for (i = 0; i < ret; i++)
 			if (ev[i].data < o->n)
 				res[ev[i].data] = ev[i].res;
 		got += ret;
 	}
+	return 0;
+}
+
+int batch_io(struct op *o, struct sub *s, long long *res, char *err, size_t errlen)
+{
+	batch_subs(o, s);
+	return o->kind == K_URING ? uring_io(o, s, res, err, errlen) :
+				    aio_io(o, s, res, err, errlen);
+}
+
+static int exec_batch(struct op *o)
+{
+	struct sub s[MAXQD];
+	long long res[MAXQD];
+	char err[128];
+	unsigned int i;
+	int ret = 0;
+
+	if (batch_io(o, s, res, err, sizeof(err)))
+		return bad(o, "%s", err);
 	for (i = 0; i < o->n; i++)
-		err |= batch_result(o, s, i, res[i], "AIO");
-	return err;
+		ret |= batch_result(o, s, i, res[i], o->kind == K_URING ? "io_uring" : "AIO");
+	return ret;
 }
 
 /* --- one operation --- */
@@ -394,6 +460,7 @@ int exec_op(struct op *o)
 		ret = exec_write(o);
 		break;
 	case K_MMAP_W: ret = exec_mmap(o, true); break;
+	case K_APPEND: ret = exec_append(o); break;
 	case K_MMAP_R: ret = exec_mmap(o, false); break;
 	case K_READ: ret = check_read(o, o->file, o->off, o->len, "read"); break;
 	case K_DIO_R: ret = exec_dio_read(o); break;
@@ -421,8 +488,7 @@ int exec_op(struct op *o)
 			ret = bad(o, "sync_file_range: %s", strerror(errno));
 		break;
 	case K_DROP: wt_drop_caches(); break;
-	case K_URING: ret = exec_uring(o); break;
-	case K_AIO: ret = exec_aio(o); break;
+	case K_URING: case K_AIO: ret = exec_batch(o); break;
 	case K_FAULT: ret = exec_fault(o); break;
 	case K_VERIFY: ret = verify_file(o, o->file, "whole-file read"); break;
 	}

@@ -12,8 +12,17 @@
  * cut), as of the operations before lastdur[b] (a RWF_DSYNC write-through,
  * acknowledged, makes its range durable); hist[] lists every
  * data write since, with the generation its bytes come from, atomic or
- * not, noted before it is issued. After the cut and the remount (XFS log
- * recovery), for each file:
+ * not, noted before it is issued, and what the other operations may have
+ * put in a range: zeros for a truncate down (from the new size to the
+ * old), a hole punched and a range zeroed; the source's bytes of that
+ * moment for a clone and a copy_file_range (each may reach the device or
+ * not, whole or in part: remap and size transactions are logged in order,
+ * data is not). A truncate down also lowers the size the file must keep.
+ * Dedupe changes no byte, and fallocate without zeroing none either (a
+ * size it gives is bounded like any other). Collapse and insert move
+ * bytes from one offset to another, which this model of values per offset
+ * does not follow: they are not drawn. After the cut and the remount (XFS
+ * log recovery), for each file:
  *   - the size is at least the durable size and at most the largest the
  *     file had or was being given;
  *   - every byte below the size is its durable value, or the value of a
@@ -23,14 +32,14 @@
  *     wholly as before it (each byte a value it could have had before),
  *     over the part below the size.
  * What was found then becomes the model and the durable content, and the
- * sequence goes on. The kinds are data writes, reads and syncs only (the
- * others move or free data, which this model does not follow).
+ * sequence goes on.
  */
 struct hent {
 	uint32_t seq;
 	uint8_t file;
-	bool atomic;
+	bool atomic, zero;	/* zero: the candidate is 0 */
 	uint64_t off, len, gen;
+	unsigned char *data;	/* else, if set: the candidate bytes */
 };
 
 static struct hent *hist;
@@ -44,9 +53,10 @@ bool cut_kind(int k)
 {
 	switch (k) {
 	case K_BUF: case K_WT: case K_WT_DSYNC: case K_WT_ATOMIC: case K_DIO:
-	case K_DIO_ATOMIC: case K_BUF_ATOMIC: case K_MMAP_W: case K_READ: case K_MMAP_R:
-	case K_DIO_R: case K_FSYNC: case K_FDATASYNC: case K_SFR: case K_DROP:
-	case K_URING: case K_AIO: case K_VERIFY:
+	case K_DIO_ATOMIC: case K_BUF_ATOMIC: case K_MMAP_W: case K_APPEND: case K_READ:
+	case K_MMAP_R: case K_DIO_R: case K_FSYNC: case K_FDATASYNC: case K_SFR: case K_DROP:
+	case K_URING: case K_AIO: case K_VERIFY: case K_TRUNC: case K_FALLOC: case K_PUNCH:
+	case K_ZERO: case K_CLONE: case K_DEDUPE: case K_COPY:
 		return true;
 	}
 	return false;
@@ -62,8 +72,40 @@ static void hist_add(const struct op *o, uint64_t off, uint64_t len, uint64_t ge
 		if (!hist)
 			tap_bail("out of memory for the write history");
 	}
-	hist[nhist++] = (struct hent){ o->seq, o->file, atomic, off, len, gen };
+	hist[nhist++] = (struct hent){ o->seq, o->file, atomic, false, off, len, gen, NULL };
 	hisize[o->file] = max64(hisize[o->file], off + len);
+}
+
+/* Zeros in [off, off + len) of o's file, inside its size now. */
+static void hist_zero(const struct op *o, uint64_t off, uint64_t len)
+{
+	uint64_t size = files[o->file].size;
+
+	if (off >= size)
+		return;
+	hist_add(o, off, min64(len, size - off), 0, false);
+	hist[nhist - 1].zero = true;
+}
+
+/* The bytes [off2, off2 + len) of file f2 now, at [off, off + len) of o's. */
+static void hist_copy(const struct op *o, uint64_t off, uint64_t len, int f2, uint64_t off2)
+{
+	unsigned char *d;
+
+	if (!len)
+		return;
+	d = malloc(len);
+	if (!d)
+		tap_bail("out of memory for the write history");
+	memcpy(d, files[f2].data + off2, len);
+	hist_add(o, off, len, 0, false);
+	hist[nhist - 1].data = d;
+}
+
+/* The value entry e offers for byte b. */
+static unsigned char hval(const struct hent *e, uint64_t b)
+{
+	return e->zero ? 0 : e->data ? e->data[b - e->off] : wt_byte(b, e->gen);
 }
 
 /* Before o is issued: the data it may leave on the device. */
@@ -81,10 +123,30 @@ void cut_note(const struct op *o)
 	case K_MMAP_W:
 		hist_add(o, o->off, o->len, o->gen, false);
 		break;
+	case K_APPEND:	/* at the size, which the model knows between operations */
+		hist_add(o, files[o->file].size, o->len, o->gen, false);
+		break;
 	case K_URING: case K_AIO:
 		batch_subs(o, sb);
 		for (i = 0; i < o->n; i++)
 			hist_add(o, sb[i].off, sb[i].len, o->gen * MAXQD + i, is_atomic(o->sub));
+		break;
+	case K_TRUNC:
+		if (o->off < files[o->file].size) {
+			hist_zero(o, o->off, files[o->file].size - o->off);
+			dsize[o->file] = min64(dsize[o->file], o->off);
+		}
+		break;
+	case K_PUNCH: case K_ZERO:
+		hist_zero(o, o->off, o->len);
+		break;
+	case K_CLONE:
+		hist_copy(o, o->off, o->len, o->file2, o->off2);
+		break;
+	case K_COPY:
+		if (o->off2 < files[o->file2].size)
+			hist_copy(o, o->off, min64(o->len, files[o->file2].size - o->off2), o->file2,
+				  o->off2);
 		break;
 	}
 }
@@ -109,9 +171,12 @@ void cut_sync(int fi, uint32_t seq)
 
 	cut_durable(fi, 0, maxf, seq);
 	dsize[fi] = hisize[fi] = files[fi].size;
-	for (i = j = 0; i < nhist; i++)
+	for (i = j = 0; i < nhist; i++) {
 		if (hist[i].file != fi)
 			hist[j++] = hist[i];
+		else
+			free(hist[i].data);
+	}
 	nhist = j;
 }
 
@@ -128,6 +193,12 @@ static void cut_acked(const struct op *o)
 		cut_durable(o->file, o->off, o->len, o->seq + 1);
 		dsize[o->file] = max64(dsize[o->file], min64(o->off + o->len, f->size));
 		break;
+	case K_APPEND:	/* RWF_WRITETHROUGH|RWF_DSYNC: it ends at the size now */
+		if (o->sub == 2 && f->size >= o->len) {
+			cut_durable(o->file, f->size - o->len, o->len, o->seq + 1);
+			dsize[o->file] = max64(dsize[o->file], f->size);
+		}
+		break;
 	}
 	hisize[o->file] = max64(hisize[o->file], f->size);
 }
@@ -143,7 +214,7 @@ static bool could_be(int fi, uint64_t b, unsigned char v, uint32_t before)
 		const struct hent *e = &hist[i];
 
 		if (e->file == fi && b >= e->off && b < e->off + e->len &&
-		    e->seq >= lastdur[fi][b] && v == wt_byte(b, e->gen))
+		    e->seq >= lastdur[fi][b] && v == hval(e, b))
 			return true;
 	}
 	return false;
@@ -194,7 +265,7 @@ static int cut_check_file(const struct op *o, int fi, unsigned int cut)
 		if (e->file != fi)
 			continue;
 		for (b = e->off; b < end; b++)
-			if (e->seq >= lastdur[fi][b] && found[b] == wt_byte(b, e->gen))
+			if (e->seq >= lastdur[fi][b] && found[b] == hval(e, b))
 				okb[b] = 1;
 	}
 	for (b = 0; b < size; b++) {
@@ -240,12 +311,21 @@ static int cut_check_file(const struct op *o, int fi, unsigned int cut)
 
 /*
  * The cut itself (if the stream did not reach cut_after), then the power
- * back as after a reboot: XFS unmounted with the power off, so that
- * nothing more reaches the media, restored, mounted (log recovery).
+ * back as after a reboot: XFS shut down without a log flush and unmounted
+ * with the power off, so that nothing more reaches the media, restored,
+ * mounted (log recovery). The shutdown comes before the files are closed:
+ * a close may free post-EOF blocks, and with the power off that
+ * transaction's metadata reads fail and XFS cancels it dirty ("Internal
+ * error xfs_trans_cancel", a stack dump), nothing a machine that lost its
+ * power would do.
  */
+#define ATW_XFS_IOC_GOINGDOWN _IOR('X', 125, uint32_t)
+#define ATW_XFS_GOING_NOLOGFLUSH 0x2
+
 static int cut_recover(const struct op *o, unsigned int cut)
 {
 	const struct atw_env *e = atw_env();
+	uint32_t how = ATW_XFS_GOING_NOLOGFLUSH;
 	int i;
 
 	if (pcblk_powered()) {
@@ -253,6 +333,8 @@ static int cut_recover(const struct op *o, unsigned int cut)
 	} else {
 		cut_mid++;
 	}
+	if (ioctl(files[0].fd, ATW_XFS_IOC_GOINGDOWN, &how))
+		return bad(o, "cut %u: XFS_IOC_GOINGDOWN: %s", cut, strerror(errno));
 	close_files();
 	for (i = 0; i < 100 && umount2(e->dir, 0); i++)
 		usleep(100000);

@@ -36,10 +36,12 @@
 #define MAXQD 16
 #define NLAST 20
 #define NWIN 8		/* background.c: windows of the operations kept */
+#define MAXK 3		/* conc.c: operations of a concurrent group */
+#define MAXU 4		/* conc.c: calls a group's serial orders permute */
 
 enum kind {
 	K_BUF, K_WT, K_WT_DSYNC, K_WT_ATOMIC, K_DIO, K_DIO_ATOMIC, K_BUF_ATOMIC,
-	K_MMAP_W, K_READ, K_MMAP_R, K_DIO_R, K_TRUNC, K_FALLOC, K_PUNCH, K_ZERO,
+	K_MMAP_W, K_APPEND, K_READ, K_MMAP_R, K_DIO_R, K_TRUNC, K_FALLOC, K_PUNCH, K_ZERO,
 	K_COLLAPSE, K_INSERT, K_CLONE, K_DEDUPE, K_COPY, K_FSYNC, K_FDATASYNC,
 	K_SFR, K_DROP, K_URING, K_AIO, K_FAULT, K_VERIFY, NKINDS
 };
@@ -55,7 +57,12 @@ struct kinfo {
 
 extern struct kinfo kinds[NKINDS];
 
-/* One operation, everything needed to re-execute it (one log line). */
+/*
+ * One operation, everything needed to re-execute it (one log line). The
+ * operations of a concurrent group (conc.c) share grp (the seq of the
+ * group's first operation, plus one; 0 outside groups) and each waits
+ * delay microseconds after the group's start before its call.
+ */
 struct op {
 	uint32_t seq;
 	uint8_t kind, file, file2, sub;	/* sub: kind-specific variant */
@@ -63,10 +70,22 @@ struct op {
 	uint64_t gen;			/* data generation */
 	uint64_t off, len, off2;	/* off2: source / slot size */
 	uint32_t bufoff;		/* source buffer misalignment */
+	uint32_t grp, delay;		/* concurrent group, delay in us */
+};
+
+/*
+ * What draw.c aims the operations of a concurrent group at: the range of
+ * the group's first operation, so that the others overlap it, extend or
+ * truncate at its end, clone over it or read it.
+ */
+struct focus {
+	bool on;
+	uint8_t file;
+	uint64_t off, len;
 };
 
 struct rfile {
-	int fd, dfd;
+	int fd, dfd, afd;	/* afd: O_APPEND */
 	unsigned char *data;	/* model, maxf bytes; zero past size */
 	uint64_t size;
 	bool shared;		/* has been cloned, deduped or copied from/to */
@@ -90,7 +109,7 @@ extern atomic_ulong bg_checked, bg_overtaken;
 extern uint64_t maxf, lo;
 extern unsigned int qd, nreaders, drop_ms, hang_secs;
 extern bool bg_mmap, bg_remap, verbose;
-extern bool dio_past_eof, dio_share_pages;	/* -E, -P: see the header */
+extern bool dio_past_eof, dio_share_pages, dio_aio_trunc;	/* -E, -P, -T: see main.c */
 extern const char *logpath, *replay;
 extern unsigned int bs, lbs, ps;
 extern uint32_t dio_min, dio_max, buf_min, buf_max;
@@ -108,11 +127,13 @@ extern unsigned long missed_faults;
 
 extern struct op *ops;
 extern size_t nops, capops;
-extern char failmsg[512];
+extern char failmsg[1024];
 extern bool failed;
 extern unsigned int ncuts, cut_ops;	/* -C, -K: see the header */
 extern bool cutting, cut_seen;
 extern uint64_t cur_seed;
+extern unsigned int conc_k;	/* -c: operations per concurrent group */
+extern struct focus focus;
 
 extern atomic_ulong progress;	/* ops done, for the watchdog */
 extern struct op *volatile cur_op;	/* the one in flight, for the watchdog */
@@ -158,10 +179,20 @@ ssize_t do_pwrite(int k, int fi, const unsigned char *b, uint64_t len, uint64_t 
 void batch_subs(const struct op *o, struct sub *s);
 int exec_op(struct op *o);
 void run_op(uint64_t *r, struct op *o, uint32_t seq);
+int append_flags(const struct op *o);
+int falloc_mode(const struct op *o);
+void model_falloc(struct rfile *f, const struct op *o);
+int batch_io(struct op *o, struct sub *s, long long *res, char *err, size_t errlen);
 /* fault.c */
 int exec_fault(struct op *o);
 /* draw.c */
 void draw_op(uint64_t *r, struct op *o, uint32_t seq);
+bool draw_op_w(uint64_t *r, struct op *o, uint32_t seq, const int *w);
+/* conc.c */
+uint64_t run_group(uint64_t *r, uint32_t seq);
+int exec_group(struct op *g, int n);
+void conc_init(void);
+void conc_report(void);
 /* powercut.c */
 bool cut_kind(int k);
 void cut_note(const struct op *o);
@@ -169,6 +200,7 @@ void cut_sync(int fi, uint32_t seq);
 uint64_t cut_round(uint64_t *r, uint64_t i, uint64_t nmax, unsigned int cut);
 /* background.c */
 void win_begin(const struct op *o);
+void win_begin_group(const struct op *g, int n);
 void win_end(void);
 void *reader_thread(void *arg);
 void *mmap_thread(void *arg);
