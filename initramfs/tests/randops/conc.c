@@ -37,7 +37,7 @@
  *    copies included), truncate, fallocate, clone and dedupe, and shared
  *    for buffered reads: those are all-or-nothing to one another, and a
  *    buffered read is held to one state of an order, whole (an atomic
- *    write-through's unit whole old or whole new: DESIGN.md §3.14).
+ *    write-through's unit whole old or whole new: docs/design.md, "Readers").
  *    Write-throughs and direct writes keep that for every other call
  *    (§3.13: an extending write-through is an extending direct write; a
  *    synchronous direct write holds the iolock, shared, across its I/O,

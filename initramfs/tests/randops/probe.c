@@ -30,7 +30,7 @@ static int probe_write(int fd, int dfd, int flags, bool dio, uint64_t len)
 
 /*
  * Whether each advertised atomic kind accepts a write to a shared (cloned)
- * block. DESIGN.md §3.11 and series-base say it must (out of place, as
+ * block. docs/design.md ("Reflinked files") and series-base say it must (out of place, as
  * 6.13 does); a kernel that refuses with EOPNOTSUPP while statx
  * advertises is reported here, and then an EOPNOTSUPP on a file that has
  * shared extents counts as a refusal, not a mismatch.
