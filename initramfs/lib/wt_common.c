@@ -483,3 +483,34 @@ uint8_t wt_find_write_opcode(void)
 	return op;
 }
 #endif
+
+unsigned int wt_kmsg_scan(int fd, const char *const *needles, const char *what,
+			  unsigned int max_diag)
+{
+	char rec[1024];
+	unsigned int bad = 0;
+	const char *const *w;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten records: read on */
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		for (w = needles; *w && !strstr(rec, *w); w++)
+			;
+		if (*w) {
+			char *msg = strchr(rec, ';');
+
+			msg = msg ? msg + 1 : rec;
+			msg[strcspn(msg, "\n")] = 0;
+			if (bad++ < max_diag)
+				diag("%s: kernel log: %s", what, msg);
+		}
+	}
+	return bad;
+}

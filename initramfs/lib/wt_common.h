@@ -183,6 +183,14 @@ void wt_remount(void);
 void wt_drop_caches(void);
 
 /*
+ * Reads the records of /dev/kmsg (fd opened O_NONBLOCK) since the last read
+ * and counts those that contain one of needles (NULL-terminated); prints
+ * the first max_diag of them as diag lines headed what. 0 if fd < 0.
+ */
+unsigned int wt_kmsg_scan(int fd, const char *const *needles, const char *what,
+			  unsigned int max_diag);
+
+/*
  * Runs argv with stdout/stderr in /tmp/wt_spawn.log; returns its exit
  * status, or -1 if it could not run or was killed. Prints the log as diag
  * lines when the status is not 0.

@@ -37,6 +37,7 @@
  */
 #include "lib/wt_common.h"
 
+#include <limits.h>
 #include <linux/falloc.h>
 #include <sys/mman.h>
 
@@ -46,7 +47,6 @@
 #define NSPARSE 8
 #define SPARSE_BYTES (64u << 20)
 #define COMPACT_ROUNDS 4
-#define KMSG_LINE 1024
 
 static unsigned int bs, ps;
 static int kmsg = -1;
@@ -66,30 +66,9 @@ static void file_name(char *buf, size_t len, unsigned int i)
 /* Kernel log lines since the last call that name the split refusal or a WARN. */
 static unsigned int kmsg_scan(const char *phase)
 {
-	char rec[KMSG_LINE];
-	unsigned int bad = 0;
-	ssize_t n;
+	static const char *const split[] = { "Cannot split", "WARNING:", "cut here", NULL };
 
-	if (kmsg < 0)
-		return 0;
-	for (;;) {
-		n = read(kmsg, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten records: read on */
-		if (n <= 0)
-			break;
-		rec[n] = 0;
-		if (strstr(rec, "Cannot split") || strstr(rec, "WARNING:") ||
-		    strstr(rec, "cut here")) {
-			char *msg = strchr(rec, ';');
-
-			msg = msg ? msg + 1 : rec;
-			msg[strcspn(msg, "\n")] = 0;
-			diag("%s: kernel log: %s", phase, msg);
-			bad++;
-		}
-	}
-	return bad;
+	return wt_kmsg_scan(kmsg, split, phase, UINT_MAX);
 }
 
 /* Sum over the mTHP sizes of /sys/kernel/mm/transparent_hugepage/hugepages-*kB/stats/NAME. */

@@ -6,7 +6,7 @@
  * bounded) on the XFS mounted at DIR.
  *
  * A child process mlock()s anonymous memory until MemAvailable is about
- * AVAIL MiB (default 128); then one pwritev2 of LEN MiB (default 256) from
+ * AVAIL MiB (default 192); then one pwritev2 of LEN MiB (default 256) from
  * LEN iovecs of 1 MiB into one 2 MiB read-only pattern buffer (iovec i
  * starts 4 KiB * (i % 256) into it, so the source costs no memory and each
  * MiB of the file differs). Two cases, each with its own child:
@@ -43,9 +43,8 @@
 #define GEN 7
 #define NSAMPLES 64
 #define HANG_SECS 900	/* a hang, not a measurement */
-#define KMSG_LINE 1024
 
-static unsigned long avail_mib = 128, len_mib = 256;
+static unsigned long avail_mib = 192, len_mib = 256;
 static int kmsg = -1;
 
 static long long oom_kills(void)
@@ -66,28 +65,11 @@ static long long oom_kills(void)
 /* Kernel log lines since the last call that report an OOM or an allocation failure. */
 static unsigned int kmsg_scan(const char *what)
 {
-	char rec[KMSG_LINE];
-	unsigned int bad = 0;
-	ssize_t n;
+	static const char *const oom[] = {
+		"invoked oom-killer", "Out of memory", "oom-kill:", "page allocation failure", NULL,
+	};
 
-	for (;;) {
-		n = read(kmsg, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten records: read on */
-		if (n <= 0)
-			break;
-		rec[n] = 0;
-		if (strstr(rec, "invoked oom-killer") || strstr(rec, "Out of memory") ||
-		    strstr(rec, "oom-kill:") || strstr(rec, "page allocation failure")) {
-			char *msg = strchr(rec, ';');
-
-			msg = msg ? msg + 1 : rec;
-			msg[strcspn(msg, "\n")] = 0;
-			if (bad++ < 6)
-				diag("%s: kernel log: %s", what, msg);
-		}
-	}
-	return bad;
+	return wt_kmsg_scan(kmsg, oom, what, 6);
 }
 
 /*

@@ -481,21 +481,13 @@ static long long call_mmap_w(const struct op *o, struct res *x)
 
 static long long call_dedupe(const struct op *o, struct res *x)
 {
-	struct {
-		struct file_dedupe_range r;
-		struct file_dedupe_range_info i;
-	} d;
+	unsigned long long deduped;
+	int status, err = dedupe_call(o, &status, &deduped);
 
-	memset(&d, 0, sizeof(d));
-	d.r.src_offset = o->off2;
-	d.r.src_length = o->len;
-	d.r.dest_count = 1;
-	d.r.info[0].dest_fd = files[o->file].fd;
-	d.r.info[0].dest_offset = o->off;
-	if (ioctl(files[o->file2].fd, FIDEDUPERANGE, &d.r))
-		return -errno;
-	x->status = d.r.info[0].status;
-	x->deduped = d.r.info[0].bytes_deduped;
+	if (err)
+		return err;
+	x->status = status;
+	x->deduped = deduped;
 	return 0;
 }
 

@@ -218,15 +218,13 @@ static int exec_clone(struct op *o)
 	return 0;
 }
 
-static int exec_dedupe(struct op *o)
+int dedupe_call(const struct op *o, int *status, unsigned long long *deduped)
 {
 	struct {
 		struct file_dedupe_range r;
 		struct file_dedupe_range_info i;
 	} d;
-	bool same = !memcmp(files[o->file2].data + o->off2, files[o->file].data + o->off, o->len);
 
-	files[o->file].shared = files[o->file2].shared = true;
 	memset(&d, 0, sizeof(d));
 	d.r.src_offset = o->off2;
 	d.r.src_length = o->len;
@@ -234,16 +232,29 @@ static int exec_dedupe(struct op *o)
 	d.r.info[0].dest_fd = files[o->file].fd;
 	d.r.info[0].dest_offset = o->off;
 	if (ioctl(files[o->file2].fd, FIDEDUPERANGE, &d.r))
-		return bad(o, "FIDEDUPERANGE: %s", strerror(errno));
-	if (d.r.info[0].status < 0)
-		return bad(o, "FIDEDUPERANGE status %d (%s)", d.r.info[0].status,
-			   strerror(-d.r.info[0].status));
-	if (same && (d.r.info[0].status != FILE_DEDUPE_RANGE_SAME ||
-		     d.r.info[0].bytes_deduped != o->len))
+		return -errno;
+	*status = d.r.info[0].status;
+	*deduped = d.r.info[0].bytes_deduped;
+	return 0;
+}
+
+static int exec_dedupe(struct op *o)
+{
+	bool same = !memcmp(files[o->file2].data + o->off2, files[o->file].data + o->off, o->len);
+	unsigned long long deduped;
+	int status, err;
+
+	files[o->file].shared = files[o->file2].shared = true;
+	err = dedupe_call(o, &status, &deduped);
+	if (err)
+		return bad(o, "FIDEDUPERANGE: %s", strerror(-err));
+	if (status < 0)
+		return bad(o, "FIDEDUPERANGE status %d (%s)", status, strerror(-status));
+	if (same && (status != FILE_DEDUPE_RANGE_SAME || deduped != o->len))
 		return bad(o, "model ranges are equal, dedupe says status %d, %llu bytes",
-			   d.r.info[0].status, (unsigned long long)d.r.info[0].bytes_deduped);
-	if (!same && d.r.info[0].status != FILE_DEDUPE_RANGE_DIFFERS)
-		return bad(o, "model ranges differ, dedupe says status %d", d.r.info[0].status);
+			   status, deduped);
+	if (!same && status != FILE_DEDUPE_RANGE_DIFFERS)
+		return bad(o, "model ranges differ, dedupe says status %d", status);
 	if (!same)
 		kinds[o->kind].refused++;
 	return 0;

@@ -178,6 +178,8 @@ void atomic_limits(int k, uint32_t *mn, uint32_t *mx);
 ssize_t do_pwrite(int k, int fi, const unsigned char *b, uint64_t len, uint64_t off);
 void batch_subs(const struct op *o, struct sub *s);
 int exec_op(struct op *o);
+/* FIDEDUPERANGE of o's ranges: 0 with its status and bytes, or -errno. */
+int dedupe_call(const struct op *o, int *status, unsigned long long *deduped);
 void run_op(uint64_t *r, struct op *o, uint32_t seq);
 int append_flags(const struct op *o);
 int falloc_mode(const struct op *o);
