@@ -133,7 +133,10 @@ run_with_fix() {
 # pcblk (initramfs/modules/powercut): the power-cut disk, as $ATW_DISK.
 pcblk=/dev/pcblk0
 
+# ATW_PCBLK_META_TEAR=1 lets the file system's metadata writes tear too
+# (pcblk.c: XFS does not recover from a torn metadata block).
 pcblk_load() {
+	set -- "$@" meta_tear="${ATW_PCBLK_META_TEAR:-0}"
 	if ! insmod /opt/atw/modules/pcblk.ko "$@"; then
 		fail_plan "cannot load pcblk ($*)"
 		return 1

@@ -23,7 +23,12 @@
  *    independently lands whole (survive_pct), or, if it is not REQ_ATOMIC
  *    and spans more than one logical block, torn (tear_pct of the rest:
  *    a random prefix or a random proper subset of its logical blocks), or
- *    not at all. A REQ_ATOMIC write lands whole or not at all. The choices
+ *    not at all. A REQ_ATOMIC write lands whole or not at all, and so does
+ *    a REQ_META one unless meta_tear is set: XFS assumes a metadata block
+ *    reaches the disk whole -- log recovery skips a block whose header
+ *    (first sector) carries a newer LSN than the log item, then fails on
+ *    the block's CRC (EFSCORRUPTED, "log mount failed"); the harness
+ *    checks data, not that assumption (docs/findings.md). The choices
  *    come from a splitmix64 stream seeded with "seed", so the resolution of
  *    a given log is replayable; the seed then advances for the next cut.
  *  - A cut armed with cut_after lands mid-stream: after N more writes
@@ -42,7 +47,7 @@
  * allocated in a NOIO scope so that no lock of ours nests inside reclaim.
  *
  * Control: /sys/kernel/debug/pcblk/{cut,cut_after,restore,seed,log,stats,
- * last_cut,inject_atomic,survive_pct,tear_pct,cut_inflight}.
+ * last_cut,inject_atomic,survive_pct,tear_pct,cut_inflight,meta_tear}.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -95,6 +100,10 @@ static unsigned int tear_pct = 50;
 module_param(tear_pct, uint, 0444);
 MODULE_PARM_DESC(tear_pct, "Percent of the other non-atomic multi-block writes that land torn (default 50)");
 
+static bool meta_tear;
+module_param(meta_tear, bool, 0444);
+MODULE_PARM_DESC(meta_tear, "Let REQ_META writes tear like data (default off: whole or not at all)");
+
 static unsigned int cut_inflight = 1;
 module_param(cut_inflight, uint, 0444);
 MODULE_PARM_DESC(cut_inflight, "Writes caught in flight by a cut_after cut (default 1)");
@@ -116,6 +125,7 @@ MODULE_PARM_DESC(nomerges, "Disable request merging, so the log shows each bio (
 #define PCF_PREFLUSH	BIT(2)
 #define PCF_FLUSH	BIT(3)	/* REQ_OP_FLUSH */
 #define PCF_INFLIGHT	BIT(4)	/* caught in flight by the cut */
+#define PCF_META	BIT(5)	/* REQ_META */
 
 enum pc_state {
 	PCS_VOLATILE,	/* completed, in the volatile cache */
@@ -217,6 +227,7 @@ struct pcblk {
 	u64 seq;
 	u32 power;			/* power cycle number */
 	u32 survive_pct, tear_pct, cut_inflight;
+	bool meta_tear;
 	u64 cache_max;
 	struct pc_stats st;
 	struct pc_cut_report last;
@@ -421,9 +432,11 @@ static bool pc_subset_keeps(u64 h, u32 b)
  * the seeded rule. data covers [pos, pos + len).
  */
 static u8 pc_land(struct pcblk *pc, u64 pos, u32 len, const u8 *data,
-		  bool atomic, struct pc_rec *r)
+		  u16 flags, struct pc_rec *r)
 {
 	u32 nblk = len / lbs, b, k = 0, fix = U32_MAX, kept = 0;
+	bool whole = (flags & PCF_ATOMIC) ||
+		     ((flags & PCF_META) && !pc->meta_tear);
 	bool prefix;
 	u64 h;
 
@@ -431,7 +444,7 @@ static u8 pc_land(struct pcblk *pc, u64 pos, u32 len, const u8 *data,
 		pc_store_put(&pc->media, pos, data, len);
 		return PCS_SURVIVED;
 	}
-	if (atomic || nblk < 2 || pc_rand_below(pc, 100) >= pc->tear_pct)
+	if (whole || nblk < 2 || pc_rand_below(pc, 100) >= pc->tear_pct)
 		return PCS_LOST;
 
 	h = pc_rand(&pc->rng);
@@ -498,8 +511,7 @@ static void pc_cut(struct pcblk *pc, const char *how)
 			pc->last.durable++;
 			continue;
 		}
-		state = pc_land(pc, e->pos, e->len, e->data,
-				e->flags & PCF_ATOMIC, r);
+		state = pc_land(pc, e->pos, e->len, e->data, e->flags, r);
 		if (r)
 			r->state = state;
 		pc_count_fate(pc, state);
@@ -630,7 +642,7 @@ static void pc_write_inflight(struct pcblk *pc, struct bio *bio, u16 flags)
 	e = pc_bio_copy(bio, pos, len, flags);
 	if (!e)
 		goto out;
-	state = pc_land(pc, pos, len, e->data, flags & PCF_ATOMIC, r);
+	state = pc_land(pc, pos, len, e->data, flags, r);
 	pc_store_sync(&pc->cache, &pc->media, pos, len);
 	kvfree(e);
 out:
@@ -692,6 +704,8 @@ static blk_status_t pc_write(struct pcblk *pc, struct request *rq)
 		flags |= PCF_FUA;
 	if (rq->cmd_flags & REQ_PREFLUSH)
 		flags |= PCF_PREFLUSH;
+	if (rq->cmd_flags & REQ_META)
+		flags |= PCF_META;
 
 	if (!pc->powered) {
 		__rq_for_each_bio(bio, rq) {
@@ -1017,12 +1031,13 @@ static int log_show(struct seq_file *m, void *v)
 				   r->power, pc_state_name[r->state]);
 			continue;
 		}
-		seq_printf(m, "%llu p%u WRITE %llu+%u %s%s%s%s%s %s", r->seq,
+		seq_printf(m, "%llu p%u WRITE %llu+%u %s%s%s%s%s%s %s", r->seq,
 			   r->power, r->sector, r->len,
 			   r->flags & PCF_ATOMIC ? "ATOMIC," : "",
 			   r->flags & PCF_FUA ? "FUA," : "",
 			   r->flags & PCF_PREFLUSH ? "PREFLUSH," : "",
 			   r->flags & PCF_INFLIGHT ? "INFLIGHT," : "",
+			   r->flags & PCF_META ? "META," : "",
 			   r->flags ? "" : "-", pc_state_name[r->state]);
 		if (r->state == PCS_TORN)
 			seq_printf(m, " %s %u/%u", r->prefix ? "prefix" : "subset",
@@ -1137,6 +1152,7 @@ static void pc_debugfs_init(struct pcblk *pc)
 	debugfs_create_u32("survive_pct", 0644, d, &pc->survive_pct);
 	debugfs_create_u32("tear_pct", 0644, d, &pc->tear_pct);
 	debugfs_create_u32("cut_inflight", 0644, d, &pc->cut_inflight);
+	debugfs_create_bool("meta_tear", 0644, d, &pc->meta_tear);
 }
 
 /* ---- module -------------------------------------------------------- */
@@ -1194,6 +1210,7 @@ static int __init pc_init(void)
 	pc->survive_pct = survive_pct;
 	pc->tear_pct = tear_pct;
 	pc->cut_inflight = cut_inflight;
+	pc->meta_tear = meta_tear;
 	pc->cache_max = (u64)cache_mb << 20;
 
 	ret = register_blkdev(0, "pcblk");
