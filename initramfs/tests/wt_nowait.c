@@ -12,6 +12,20 @@
  *    -EAGAIN, never a part;
  *  - afterwards both blocks hold whole writes (the first the last write of
  *    the pair).
+ * Then the inline attempt must not sleep in the submitting task when nothing
+ * else is in its way: the submitting thread's voluntary context switches
+ * (getrusage(RUSAGE_THREAD)) across io_uring_submit() must not move, and
+ * every CQE carries the full length, for a write of 16 cached, clean blocks
+ *  - in one extent: issued inline, completed asynchronously;
+ *  - over two extents, [0, 2 blocks) and [2, 16), cached by readahead in
+ *    folios larger than a block, one of which spans the extent boundary.
+ *    A write-through that went on into the second extent would come back
+ *    to that folio under its own writeback and would have to complete the
+ *    first part (wait for its own I/O) in the submitting task; XFS's
+ *    direct-write ->iomap_begin refuses a range one mapping does not span
+ *    under IOMAP_NOWAIT, so the inline attempt returns -EAGAIN and an
+ *    io_uring worker writes. Needs blocks smaller than the folios
+ *    readahead makes (below 16 KiB); SKIP otherwise.
  *
  * usage: wt_nowait DIR [ROUNDS]
  */
@@ -20,6 +34,7 @@
 #include <liburing.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
 
 #ifdef RWF_WRITETHROUGH
 
@@ -45,6 +60,103 @@ static void *busy(void *arg)
 	}
 	free(buf);
 	return NULL;
+}
+
+static long thread_nvcsw(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		tap_bail("getrusage: %s", strerror(errno));
+	return ru.ru_nvcsw;
+}
+
+#define STRADDLE_BLOCKS 16
+#define STRADDLE_SPLIT 2
+
+/* Writes [off, off + len) of the file with O_DIRECT: one new extent. */
+static void direct_extent(const char *name, int dfd, unsigned char *buf,
+			  size_t off, size_t len)
+{
+	atw_fill(buf, len, off, 1);
+	if (pwrite(dfd, buf, len, off) != (ssize_t)len)
+		tap_bail("%s: O_DIRECT write at %zu: %s", name, off, strerror(errno));
+}
+
+static void nosleep(struct io_uring *ring, unsigned int rounds, bool split_extents)
+{
+	size_t len = STRADDLE_BLOCKS * bs, split = STRADDLE_SPLIT * bs;
+	unsigned char *buf = atw_alloc(len), *rd = atw_alloc(len);
+	unsigned int i, slept = 0, bad = 0, whole = 0;
+	int sfd, dfd, gfd, first_bad = 0;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+
+	const char *what = split_extents ? "over two extents, a folio across them" : "in one extent";
+
+	if (split_extents && bs >= 16384) {
+		skip("readahead's folios are one block at this block size: no folio spans two extents",
+		     "an inline IOCB_NOWAIT write-through over two extents does not sleep");
+		free(buf);
+		free(rd);
+		return;
+	}
+	/* Two extents apart: a block of another file goes between them. */
+	sfd = atw_env_open("wt_nowait_straddle", O_TRUNC);
+	dfd = atw_env_open("wt_nowait_straddle", O_DIRECT);
+	gfd = atw_env_open("wt_nowait_gap", O_TRUNC | O_DIRECT);
+	if (split_extents) {
+		direct_extent("straddle", dfd, buf, 0, split);
+		direct_extent("gap", gfd, buf, 0, bs);
+		direct_extent("straddle", dfd, buf, split, len - split);
+	} else {
+		direct_extent("straddle", dfd, buf, 0, len);
+	}
+	if (fsync(dfd) || fsync(gfd))
+		tap_bail("fsync: %s", strerror(errno));
+	close(dfd);
+	close(gfd);
+	/* Readahead caches it in folios of several blocks. */
+	if (atw_pread(sfd, rd, len, 0) != (ssize_t)len)
+		tap_bail("straddle: buffered read: %s", strerror(errno));
+
+	/* An io-wq worker exists before the first measured submission. */
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_write(sqe, sfd, rd, bs, len);
+	sqe->flags |= IOSQE_ASYNC;
+	if (io_uring_submit(ring) != 1 || io_uring_wait_cqe(ring, &cqe))
+		tap_bail("io_uring warm-up");
+	io_uring_cqe_seen(ring, cqe);
+
+	for (i = 0; i < rounds; i++) {
+		long before;
+
+		atw_fill(buf, len, 0, GEN_PAIR + i);
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_write(sqe, sfd, buf, len, 0);
+		sqe->rw_flags = RWF_WRITETHROUGH;
+		before = thread_nvcsw();
+		if (io_uring_submit(ring) != 1)
+			tap_bail("io_uring submit");
+		slept += thread_nvcsw() != before;
+		if (io_uring_wait_cqe(ring, &cqe))
+			tap_bail("io_uring wait");
+		if (cqe->res != (int)len && !bad++)
+			first_bad = cqe->res;
+		io_uring_cqe_seen(ring, cqe);
+		if (atw_pread(sfd, rd, len, 0) == (ssize_t)len &&
+		    !memcmp(rd, buf, len))
+			whole++;
+	}
+	check(!slept, "an inline IOCB_NOWAIT write-through of %u cached blocks %s: the submitting thread never sleeps (%u of %u submissions slept)",
+	      STRADDLE_BLOCKS, what, slept, rounds);
+	check(!bad, "...and every CQE carries the full length (%u did not, first %d)", bad, first_bad);
+	check(whole == rounds, "...and the file reads each write whole afterwards (%u of %u)", whole, rounds);
+	close(sfd);
+	atw_env_unlink("wt_nowait_straddle");
+	atw_env_unlink("wt_nowait_gap");
+	free(buf);
+	free(rd);
 }
 
 int main(int argc, char **argv)
@@ -107,7 +219,6 @@ int main(int argc, char **argv)
 	}
 	atomic_store(&stop, 1);
 	pthread_join(th, NULL);
-	io_uring_queue_exit(&ring);
 
 	diag("%u rounds; the other thread wrote block 1 %u times; RWF_NOWAIT: %u whole, %u EAGAIN",
 	     rounds, atomic_load(&busy_writes), full, eagain);
@@ -124,6 +235,10 @@ int main(int argc, char **argv)
 	check(wt_version_of(rd + bs, bs, bs, &g) == WT_V_ONE, "block 1 holds one whole write");
 	close(fd);
 	atw_env_unlink("wt_nowait");
+
+	nosleep(&ring, 16, false);
+	nosleep(&ring, 16, true);
+	io_uring_queue_exit(&ring);
 	free(buf);
 	free(rd);
 	return tap_done();
