@@ -73,7 +73,7 @@
  * as a group, -s SEED -c K draws the same groups as long as the orders the
  * groups took give the same model.
  *
- * Three rules keep randops to what the kernel promises; each has an option
+ * Four rules keep randops to what the kernel promises; each has an option
  * that lifts it and reproduces a known finding on Debian's unpatched 6.12
  * (and on every variant), not a bug of the series:
  *
@@ -117,9 +117,23 @@
  *   byte 942080 (size 950272): this order gives 77, found 00"). Timing
  *   decides where: seeds 1 to 6 each found it within 16 s in all.
  *
+ *   In power-cut rounds, an operation that may drop a reference to a
+ *   block another range shares (truncate, punch, zero, fallocate, and a
+ *   clone, dedupe or copy onto the file) is followed by an fsync of the
+ *   file once the file has shared blocks. XFS lowers a shared block's
+ *   reference count to one in memory only; the other owner then
+ *   overwrites the block in place, and if the power goes before the log
+ *   holds the drop, recovery gives the first range the block back, with
+ *   the other range's new data in it (docs/findings.md, "XFS: a dropped
+ *   reflink reference comes back after a power cut with another range's
+ *   data"). -S leaves those operations unsynced; reproducer: the plan
+ *   xfs-refdrop (tests/xfs_refdrop.c), or randops -C 40 -K 150 -S on
+ *   pcblk (seeds 32, 33, 36 and 38 failed on 4096-byte sectors with
+ *   tear_pct=100).
+ *
  * usage: randops [-s SEEDS] [-n OPS] [-t SECS] [-w K=N,...] [-q QD]
  *                [-m MAXSIZE] [-R N] [-M] [-X] [-D MS] [-H SECS]
- *                [-l LOG] [-r LOG] [-E] [-P] [-C CUTS [-K OPS]] [-c 2|3 [-T]]
+ *                [-l LOG] [-r LOG] [-E] [-P] [-C CUTS [-K OPS] [-S]] [-c 2|3 [-T]]
  *                [-v] DIR
  *
  * The units: main.c (options, one seed, a replay, the summary), model.c
@@ -149,6 +163,7 @@ uint64_t maxf = 2u << 20, lo;
 unsigned int qd = 4, nreaders, drop_ms, hang_secs = 150;
 bool bg_mmap, bg_remap, verbose;
 bool dio_past_eof, dio_share_pages, dio_aio_trunc;	/* -E, -P, -T: see the header */
+bool cut_refdrop_unsynced;	/* -S: see the header */
 const char *logpath, *replay;
 unsigned int bs, lbs, ps;
 uint32_t dio_min, dio_max, buf_min, buf_max;
@@ -443,7 +458,7 @@ static void parse_weights(char *s)
 
 static void usage_bail(void)
 {
-	tap_bail("usage: randops [-s SEED[,SEED...]] [-n OPS] [-t SECS] [-w KIND=N,...] [-q QD] [-m MAXSIZE] [-R READERS] [-M] [-X] [-D MS] [-H SECS] [-l LOG] [-r LOG] [-E] [-P] [-C CUTS [-K OPS]] [-c 2|3 [-T]] [-v] DIR");
+	tap_bail("usage: randops [-s SEED[,SEED...]] [-n OPS] [-t SECS] [-w KIND=N,...] [-q QD] [-m MAXSIZE] [-R READERS] [-M] [-X] [-D MS] [-H SECS] [-l LOG] [-r LOG] [-E] [-P] [-C CUTS [-K OPS] [-S]] [-c 2|3 [-T]] [-v] DIR");
 }
 
 int main(int argc, char **argv)
@@ -457,7 +472,7 @@ int main(int argc, char **argv)
 
 	tap_start("randops");
 	seeds[nseeds++] = 1;
-	while ((c = getopt(argc, argv, "s:n:t:w:q:m:R:MXD:H:l:r:EPTvC:K:c:")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:t:w:q:m:R:MXD:H:l:r:EPTSvC:K:c:")) != -1) {
 		switch (c) {
 		case 's':
 			nseeds = 0;
@@ -480,6 +495,7 @@ int main(int argc, char **argv)
 		case 'E': dio_past_eof = true; break;
 		case 'P': dio_share_pages = true; break;
 		case 'T': dio_aio_trunc = true; break;
+		case 'S': cut_refdrop_unsynced = true; break;
 		case 'v': verbose = true; break;
 		case 'C': ncuts = atoi(optarg); break;
 		case 'K': cut_ops = atoi(optarg); break;

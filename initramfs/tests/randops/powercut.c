@@ -349,6 +349,20 @@ static int cut_recover(const struct op *o, unsigned int cut)
 	return 0;
 }
 
+/*
+ * May o drop the file's reference to a block that another range shares?
+ * Then, once the file has shared blocks, the round syncs it (main.c, -S).
+ */
+static bool drops_shared_ref(const struct op *o)
+{
+	switch (o->kind) {
+	case K_TRUNC: case K_PUNCH: case K_ZERO: case K_FALLOC: case K_CLONE: case K_DEDUPE:
+	case K_COPY:
+		return !cut_refdrop_unsynced && files[o->file].shared;
+	}
+	return false;
+}
+
 /* One round: operations until the power goes (or cut_ops), then the check. */
 uint64_t cut_round(uint64_t *r, uint64_t i, uint64_t nmax, unsigned int cut)
 {
@@ -364,10 +378,15 @@ uint64_t cut_round(uint64_t *r, uint64_t i, uint64_t nmax, unsigned int cut)
 	cut_seen = false;
 	for (j = 0; j < cut_ops && i < nmax && !failed && !cut_seen; j++, i++) {
 		run_op(r, &o, i);
-		if (!pcblk_powered())
+		if (!pcblk_powered()) {
 			cut_seen = true;
-		else if (!failed)
+		} else if (!failed) {
 			cut_acked(&o);
+			if (drops_shared_ref(&o) && !fsync(files[o.file].fd) && pcblk_powered())
+				cut_sync(o.file, o.seq + 1);
+			else if (!pcblk_powered())
+				cut_seen = true;
+		}
 	}
 	cur_op = NULL;
 	w1 = pcblk_writes();
