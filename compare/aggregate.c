@@ -94,7 +94,7 @@ static const char *dio_of(const char *bench)
 	static char buf[48];
 	const char *suffix = strrchr(bench, '-');
 
-	if (!strcmp(bench, "memcpy"))	/* no I/O: no ratio */
+	if (!strcmp(bench, "memcpy") || !strcmp(bench, "hash"))	/* no I/O: no ratio */
 		return NULL;
 
 	if (suffix && (!strncmp(suffix, "-qd", 3) || !strncmp(suffix, "-4t", 3))) {

@@ -4,11 +4,47 @@
  * (tree, kernels and series revisions, their configuration, QEMU, disk,
  * flush cost, blocks, rounds, wall time).
  */
+#include "aggregate.h"
 #include "results.h"
 #include "sections.h"
 #include "text.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/*
+ * The emulation's distortion, measured in the same run: the 16 KiB memcpy
+ * and FNV-1a hash (bench_io --memcpy, --hash) at p50 in the guest (median
+ * over the rounds, the first kernel that ran them) and natively on the host
+ * (scripts/compare). A copy the emulator makes dearer than other code shows
+ * as memcpy's ratio above the hash's.
+ */
+static void calibration(FILE *out)
+{
+	int k = find_kernel_with("memcpy", 0);
+	double hm = atof(env("HOST_MEMCPY_P50")), hh = atof(env("HOST_HASH_P50"));
+	struct stat3 gm, gh;
+	char b[4][32];
+
+	fprintf(out, "cpu         QEMU -cpu %s; guest flags: %s\n", env("CPU_MODEL"),
+		env("GUEST_CPU_FLAGS"));
+	if (k < 0 || hm <= 0 || hh <= 0) {
+		fprintf(out, "calibration not measured (needs bench_io memcpy and hash in the\n"
+			"            guest and on the host)\n");
+		return;
+	}
+	gm = agg(kernels[k], "memcpy", 0, false, P50);
+	gh = agg(kernels[k], "hash", 0, false, P50);
+	fprintf(out, "calibration 16 KiB at p50, guest / host: memcpy %s / %s us (%.1fx),\n",
+		num(gm.med, b[0]), num(hm, b[1]), gm.med / hm);
+	if (!gh.n) {
+		fprintf(out, "            hash not measured in the guest\n");
+		return;
+	}
+	fprintf(out, "            FNV-1a hash %s / %s us (%.1fx): the emulation makes a\n"
+		"            copy %.1fx as dear, relative to other code, as the host does\n",
+		num(gh.med, b[2]), num(hh, b[3]), gh.med / hh, (gm.med / hm) / (gh.med / hh));
+}
 
 void section_env(FILE *out)
 {
@@ -40,6 +76,7 @@ void section_env(FILE *out)
 		fprintf(out, "config      %s kernels\n", kconf);
 	fprintf(out, "QEMU        %s accel, %s vCPUs, %s MiB guest; host %s CPUs (shared)\n",
 		env("ACCEL"), env("CPUS"), env("MEM"), env("HOST_CPUS"));
+	calibration(out);
 	if (!nsamples) {
 		fprintf(out, "disk        no benchmark boot (--rounds 0): the power-cut table\n"
 			"            below ran on pcblk, described there\n");

@@ -20,6 +20,12 @@
  *	  --memcpy           no file: time a copy of B bytes from a user buffer
  *	                     into a SPAN-sized buffer at random aligned offsets
  *	                     (the physical floor of a buffered write's copy)
+ *	  --hash             no file: time an FNV-1a hash (a byte-serial chain
+ *	                     of multiplies, scalar code) of B bytes at random
+ *	                     aligned offsets of a SPAN-sized buffer: code that
+ *	                     reads as much memory but does not copy, the
+ *	                     reference against which scripts/compare states
+ *	                     how much dearer the emulator makes a copy
  *
  * A write's latency runs from its submission to its completion; when an
  * fdatasync follows it, until the fdatasync returns. Before timing, one
@@ -50,7 +56,7 @@
 
 struct opts {
 	const char *name, *dir, *cdf;
-	bool direct, atomic, wt, dsync, files, memcpy;
+	bool direct, atomic, wt, dsync, files, memcpy, hash;
 	unsigned int fsync_every, qd, threads;
 	size_t bs;
 	uint64_t span, ops;
@@ -73,7 +79,8 @@ static struct opts o = {
 	.bs = 16384, .span = 32 << 20, .ops = 20000, .secs = 3, .threads = 1,
 };
 static struct worker workers[MAX_THREADS];
-static char *copy_dst;	/* --memcpy */
+static char *copy_dst;	/* --memcpy, --hash */
+static volatile uint64_t hash_sink;	/* --hash: keeps the hash */
 static int rw_flags;
 static uint64_t t_end;
 
@@ -106,10 +113,10 @@ static void print_head(const char *status)
 	printf("{\"bench\":\"%s\",", o.name);
 	json_str("status", status);
 	printf("\"bs\":%zu,\"qd\":%u,\"threads\":%u,\"files\":%u,\"fsync_every\":%u,",
-	       o.bs, o.qd ? o.qd : 1, o.threads, o.memcpy ? 0 : o.files ? o.threads : 1,
+	       o.bs, o.qd ? o.qd : 1, o.threads, o.memcpy || o.hash ? 0 : o.files ? o.threads : 1,
 	       o.fsync_every);
 	printf("\"engine\":\"%s\",\"flags\":\"%s%s%s%s\",",
-	       o.memcpy ? "memcpy" : o.qd ? "io_uring" : "pwritev2",
+	       o.memcpy ? "memcpy" : o.hash ? "hash" : o.qd ? "io_uring" : "pwritev2",
 	       o.direct ? "O_DIRECT " : "", o.atomic ? "RWF_ATOMIC " : "",
 	       o.wt ? "RWF_WRITETHROUGH " : "", o.dsync ? "RWF_DSYNC" : "");
 }
@@ -208,6 +215,17 @@ static void *run_sync(void *arg)
 		if (o.memcpy) {
 			/* the compiler may not drop it: the destination is global */
 			memcpy(copy_dst + pick_off(w), buf, o.bs);
+			w->lat[w->done++] = now_ns() - t0;
+			continue;
+		}
+		if (o.hash) {
+			const unsigned char *p = (const unsigned char *)copy_dst + pick_off(w);
+			uint64_t h = 0xcbf29ce484222325ull;
+			size_t k;
+
+			for (k = 0; k < o.bs; k++)
+				h = (h ^ p[k]) * 0x100000001b3ull;
+			hash_sink = h;
 			w->lat[w->done++] = now_ns() - t0;
 			continue;
 		}
@@ -407,7 +425,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: bench_io NAME DIR [--direct] [--atomic] [--wt] [--dsync]\n"
 		"  [--fsync N] [--uring QD] [--threads T] [--files] [--bs B] [--span B]\n"
-		"  [--ops N] [--secs S] [--cdf PATH] [--memcpy]\n");
+		"  [--ops N] [--secs S] [--cdf PATH] [--memcpy | --hash]\n");
 	exit(2);
 }
 
@@ -434,6 +452,8 @@ static void parse(int argc, char **argv)
 			o.files = true;
 		else if (!strcmp(a, "--memcpy"))
 			o.memcpy = true;
+		else if (!strcmp(a, "--hash"))
+			o.hash = true;
 		else if (!v)
 			usage();
 		else if (!strcmp(a, "--fsync"))
@@ -457,8 +477,8 @@ static void parse(int argc, char **argv)
 	}
 	if (!o.threads || o.threads > MAX_THREADS || o.qd > MAX_QD || !o.bs ||
 	    o.span < o.bs * o.threads || !o.ops ||
-	    (o.memcpy && (o.qd || o.files || o.direct || o.atomic || o.wt || o.dsync ||
-			  o.fsync_every)))
+	    ((o.memcpy || o.hash) && (o.qd || o.files || o.direct || o.atomic || o.wt ||
+				    o.dsync || o.fsync_every || (o.memcpy && o.hash))))
 		usage();
 	rw_flags = (o.atomic ? RWF_ATOMIC : 0) | (o.wt ? RWF_WRITETHROUGH : 0) |
 		   (o.dsync ? RWF_DSYNC : 0);
@@ -476,7 +496,7 @@ int main(int argc, char **argv)
 		struct worker *w = &workers[t];
 
 		w->idx = t;
-		if (o.memcpy)
+		if (o.memcpy || o.hash)
 			w->fd = -1;
 		else if (o.files || t == 0)
 			w->fd = open_file(t, o.files ? o.span / o.threads : o.span);
@@ -492,7 +512,7 @@ int main(int argc, char **argv)
 		if (!w->lat)
 			die("calloc", ENOMEM);
 	}
-	if (o.memcpy) {
+	if (o.memcpy || o.hash) {
 		copy_dst = atw_alloc(o.span);
 		memset(copy_dst, 0, o.span);	/* faulted in: the page cache's are */
 	} else {
