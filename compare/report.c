@@ -70,6 +70,7 @@ int main(int argc, char **argv)
 	if (nsamples || nprobes) {
 		section_matrix(out);
 		section_perf(out);
+		section_device(out);
 		section_stable_cost(out);
 		section_pgbench(out);
 		section_targets(out);

@@ -7,7 +7,8 @@
 
 const char *const metric_name[NR_METRICS] = {
 	"ops_s", "p50_us", "p99_us", "p999_us", "dev_writes_op", "dev_flush_op",
-	"cpu_us_op",
+	"cpu_us_op", "dev_cmd_write_op", "dev_cmd_atomic_op", "dev_cmd_fua_op",
+	"dev_cmd_flush_op", "dev_kib_op",
 };
 
 struct sample samples[MAX_SAMPLES];

@@ -10,6 +10,8 @@
 #ifndef ATW_REPORT_RESULTS_H
 #define ATW_REPORT_RESULTS_H
 
+#include "components.h"
+
 #include <stdbool.h>
 
 #define MAX_KERNELS 8
@@ -22,7 +24,16 @@
 #define MAX_PGB 512
 #define MAX_RANDOPS 64
 
-enum metric { OPS, P50, P99, P999, DEVW, DEVF, CPU, NR_METRICS };
+/*
+ * DEVW, DEVF: write and flush requests per write as the block layer counted
+ * them (/sys/block/DISK/stat); CMD*: commands per write as the SCSI disk saw
+ * them (the tracepoint): plain writes, WRITE ATOMIC(16), FUA writes,
+ * SYNCHRONIZE CACHE, and KiB written.
+ */
+enum metric {
+	OPS, P50, P99, P999, DEVW, DEVF, CPU,
+	CMDW, CMDA, CMDFUA, CMDF, KIB, NR_METRICS
+};
 
 /* The metrics' keys in bench.jsonl and in results.json. */
 extern const char *const metric_name[NR_METRICS];
@@ -113,6 +124,7 @@ struct profile {
 	char kernel[32], name[32], status[8], reason[160];
 	int round, ndelay, hz, nsyms;
 	unsigned long ops, samples, other;
+	unsigned long comp[NR_COMPONENTS];	/* samples per component */
 	struct {
 		char name[64];
 		unsigned long self;

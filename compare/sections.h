@@ -19,6 +19,8 @@ void section_inputs(FILE *out);
 void section_matrix(FILE *out);
 /* Every workload per kernel and latency: median [min..max], xDIO. */
 void section_perf(FILE *out);
+/* What reached the disk per write, per workload and kernel (commands, KiB). */
+void section_device(FILE *out);
 /* What stable pages cost a plain writer of the same file, per mode. */
 void section_stable_cost(FILE *out);
 /* PostgreSQL pgbench per kernel and configuration, ratios to fpw-on. */

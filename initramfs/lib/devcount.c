@@ -14,12 +14,19 @@
 
 int devcount_start(void)
 {
+	return devcount_start_kb(8192);
+}
+
+int devcount_start_kb(unsigned int kb)
+{
+	char size[16];
 	int ret;
 
 	ret = kf_write(EVENT "/enable", "0", 0);
 	if (ret)
 		return ret;
-	ret = kf_write(TRACEFS "/buffer_size_kb", "8192", 0);
+	snprintf(size, sizeof(size), "%u", kb);
+	ret = kf_write(TRACEFS "/buffer_size_kb", size, 0);
 	if (ret)
 		return ret;
 	/* Opening "trace" with O_TRUNC clears every CPU's buffer. */

@@ -43,6 +43,8 @@ struct devcount {
 
 /* Clears the trace buffer and starts recording. Returns 0 or -errno. */
 int devcount_start(void);
+/* The same with a trace buffer of kb KiB per CPU (devcount_start: 8192). */
+int devcount_start_kb(unsigned int kb);
 /*
  * Stops recording and parses it. lbs is the device's logical block size.
  * Returns 0, or -errno (-EOVERFLOW if the trace buffer lost events).
