@@ -75,6 +75,7 @@ static void fold(struct profile *p, FILE *out, const char *comm, char frames[][6
 	if (!strncmp(comm, "swapper", 7))
 		return;
 	p->samples++;
+	p->comp[classify_stack(frames, n)]++;
 	count_leaf(p, n ? frames[0] : "[unknown]");
 	if (!out)
 		return;

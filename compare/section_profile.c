@@ -3,8 +3,9 @@
  * section_profile.c: where a write-through atomic write spends more CPU
  * than a direct atomic write, from the perf profiles of round 1
  * (read_profile.c): per leaf symbol, samples x (1 / hz) per write of each
- * workload, both vCPUs, the idle task left out; the symbols with the
- * largest excess of wt-atomic over dio-atomic on the same kernel.
+ * workload, both vCPUs, the idle task left out: first every profiled
+ * workload's CPU per write by component (components.c), then the symbols
+ * with the largest excess of wt-atomic over dio-atomic on the same kernel.
  */
 #include "results.h"
 #include "sections.h"
@@ -56,13 +57,48 @@ static int cmp_excess(const void *a, const void *b)
 	return dx < dy ? 1 : dx > dy ? -1 : 0;
 }
 
+/* CPU per write by component, us and share, for every profile of round 1. */
+static void components(FILE *out)
+{
+	static const char *const head[NR_COMPONENTS] = {
+		"copy", "own", "fs", "mm", "block", "disk", "rest",
+	};
+	int i, c;
+
+	fprintf(out, "CPU per write by component, us (share below), innermost known frame\n"
+		"of each sample: copy = user data copied (a copy routine at the leaf,\n"
+		"not under scsi_debug); own = functions the series add; fs = XFS and\n"
+		"iomap; mm = page cache, pinning, allocation; block = block layer, SCSI,\n"
+		"sd; disk = scsi_debug's own work (absent on hardware); rest = syscall,\n"
+		"scheduler, interrupts, user space. The copy's share is the part the\n"
+		"emulator distorts most (Environment: its calibration).\n");
+	fprintf(out, "%-13s %c", "workload", 'k');
+	for (c = 0; c < NR_COMPONENTS; c++)
+		fprintf(out, " %6s", head[c]);
+	fprintf(out, " %6s\n", "total");
+	for (i = 0; i < nprofiles; i++) {
+		const struct profile *p = &profiles[i];
+		double all = per_write(p, NULL);
+
+		if (strcmp(p->status, "ok") || !p->samples)
+			continue;
+		fprintf(out, "%-13.13s %c", p->name, kernel_letter(p->kernel));
+		for (c = 0; c < NR_COMPONENTS; c++)
+			fprintf(out, " %6.1f", all * p->comp[c] / p->samples);
+		fprintf(out, " %6.1f\n%15s", all, "");
+		for (c = 0; c < NR_COMPONENTS; c++)
+			fprintf(out, " %5.0f%%", 100.0 * p->comp[c] / p->samples);
+		fprintf(out, "\n");
+	}
+}
+
 void section_profile(FILE *out)
 {
 	static struct excess ex[MAX_PROF_SYMS];
 	const struct profile *w = find(NULL, "wt-atomic"), *d;
 	int i, n = 0;
 
-	hr(out, "Profile: where WT atomic spends more CPU than DIO atomic per write");
+	hr(out, "Profile: CPU per write by component; where WT atomic spends more");
 	if (!nprofiles) {
 		fprintf(out, "not profiled (scripts/compare --profile, bench kernels)\n");
 		return;
@@ -71,6 +107,7 @@ void section_profile(FILE *out)
 		if (strcmp(profiles[i].status, "ok"))
 			fprintf(out, "%s on %s: %s: %s\n", profiles[i].name, profiles[i].kernel,
 				profiles[i].status, profiles[i].reason);
+	components(out);
 	if (!w || strcmp(w->status, "ok")) {
 		fprintf(out, "no wt-atomic profile in this run\n");
 		return;
@@ -80,7 +117,8 @@ void section_profile(FILE *out)
 		fprintf(out, "no dio-atomic profile on %s\n", w->kernel);
 		return;
 	}
-	fprintf(out, "perf record -e cpu-clock -F %d -g -a on %s (%c), round 1, %d us,\n"
+	fprintf(out, "\nWhere WT atomic spends more CPU than DIO atomic per write:\n"
+		"perf record -e cpu-clock -F %d -g -a on %s (%c), round 1, %d us,\n"
 		"16 KiB writes; the idle task left out. wt-atomic: %lu writes, %.0f us\n"
 		"of CPU per write; dio-atomic: %lu writes, %.0f us. Per leaf symbol\n"
 		"(self), us per write; folded stacks in profiles/*.folded.\n",
