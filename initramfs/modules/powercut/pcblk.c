@@ -42,9 +42,25 @@
  *
  * REQ_ATOMIC writes that are misaligned, not a power of two, outside
  * [unit min, unit max] or crossing the atomic boundary are rejected with
- * BLK_STS_INVAL, as hardware would, and counted. Requests are completed
+ * BLK_STS_INVAL, as hardware would, and counted. Requests are handled
  * synchronously in ->queue_rq (a blocking hctx) under one mutex; memory is
  * allocated in a NOIO scope so that no lock of ours nests inside reclaim.
+ *
+ * Performance model (off by default: every request then completes in
+ * ->queue_rq). With lat_us, mbps, flush_us or flush_mbps set, a request's
+ * effect on the stores is still immediate, but its completion is held back
+ * (an hrtimer per request) until the time the model gives, as a drive with
+ * a volatile cache behaves:
+ *  - reads and writes: a fixed command latency (lat_us) after their
+ *    transfer, which shares one channel of mbps MB/s (transfers queue
+ *    behind each other; the latencies overlap, up to the queue depth);
+ *  - a flush (REQ_OP_FLUSH, or the PREFLUSH of a write) that finds
+ *    unflushed data costs flush_us plus that data at flush_mbps MB/s (the
+ *    media's program rate), after the last write before it completes; one
+ *    that finds none costs only lat_us;
+ *  - a FUA write pays the same for its own data on top of its write.
+ * A completion held across a power cut fails (BLK_STS_IOERR): the host
+ * never sees success for a write issued before the power went.
  *
  * Control: /sys/kernel/debug/pcblk/{cut,cut_after,restore,seed,log,stats,
  * last_cut,inject_atomic,survive_pct,tear_pct,cut_inflight,meta_tear}.
@@ -57,7 +73,9 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
+#include <linux/hrtimer.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -115,6 +133,22 @@ MODULE_PARM_DESC(cache_mb, "Unflushed data the cache holds before destaging the 
 static bool nomerges = true;
 module_param(nomerges, bool, 0444);
 MODULE_PARM_DESC(nomerges, "Disable request merging, so the log shows each bio (default on)");
+
+static unsigned int lat_us;
+module_param(lat_us, uint, 0444);
+MODULE_PARM_DESC(lat_us, "Model: latency of each read and write command, us (default 0)");
+
+static unsigned int mbps;
+module_param(mbps, uint, 0444);
+MODULE_PARM_DESC(mbps, "Model: transfer bandwidth shared by all commands, MB/s (default 0: no limit)");
+
+static unsigned int flush_us;
+module_param(flush_us, uint, 0444);
+MODULE_PARM_DESC(flush_us, "Model: fixed cost of a flush or FUA write that finds data to make durable, us (default 0)");
+
+static unsigned int flush_mbps;
+module_param(flush_mbps, uint, 0444);
+MODULE_PARM_DESC(flush_mbps, "Model: rate at which a flush makes unflushed data durable, MB/s (default 0: no limit)");
 
 #define PC_MAX_IO	SZ_1M		/* max_hw_sectors in bytes */
 #define PC_RING		1024		/* write records kept for "log" */
@@ -196,6 +230,7 @@ struct pc_stats {
 	u64 torn;
 	u64 lost;
 	u64 inflight;
+	u64 delayed;	/* completions the model held back */
 };
 
 struct pc_cut_report {
@@ -233,6 +268,16 @@ struct pcblk {
 	struct pc_cut_report last;
 	struct pc_rec ring[PC_RING];
 	struct dentry *dbg;
+	/* The performance model (all 0: off). */
+	bool model;
+	u64 chan_free;			/* ns: the transfer channel is busy until */
+	u64 last_write_done;		/* ns: the latest write completion given */
+};
+
+/* Per request: its held-back completion. */
+struct pc_cmd {
+	struct hrtimer timer;
+	u32 power;			/* the power cycle it was handled in */
 };
 
 static struct pcblk *pcb;
@@ -803,25 +848,105 @@ static blk_status_t pc_handle(struct pcblk *pc, struct request *rq)
 	}
 }
 
+/* ns to move bytes at rate MB/s (0: free). */
+static u64 pc_ns_at(u64 bytes, unsigned int rate)
+{
+	return rate ? div_u64(bytes * NSEC_PER_USEC, rate) : 0;
+}
+
+/* ns for a flush that finds dirty bytes unflushed. */
+static u64 pc_flush_ns(u64 dirty)
+{
+	if (!dirty)
+		return 0;
+	return (u64)flush_us * NSEC_PER_USEC + pc_ns_at(dirty, flush_mbps);
+}
+
+/*
+ * The model's completion time (ktime ns) of a request just handled; dirty
+ * is what was unflushed before it. Called under pc->lock.
+ */
+static u64 pc_model_done(struct pcblk *pc, struct request *rq, u64 dirty)
+{
+	u64 now = ktime_get_ns(), start = now, done;
+	u32 bytes = blk_rq_bytes(rq);
+
+	if (req_op(rq) == REQ_OP_FLUSH || (rq->cmd_flags & REQ_PREFLUSH)) {
+		start = max(now, pc->last_write_done) + pc_flush_ns(dirty);
+		if (req_op(rq) == REQ_OP_FLUSH)
+			return start + (u64)lat_us * NSEC_PER_USEC;
+	}
+	pc->chan_free = max(pc->chan_free, start) + pc_ns_at(bytes, mbps);
+	done = pc->chan_free + (u64)lat_us * NSEC_PER_USEC;
+	if (req_op(rq) == REQ_OP_WRITE) {
+		if (rq->cmd_flags & REQ_FUA)
+			done += pc_flush_ns(bytes);
+		pc->last_write_done = max(pc->last_write_done, done);
+	}
+	return done;
+}
+
+static enum hrtimer_restart pc_timer_done(struct hrtimer *t)
+{
+	struct pc_cmd *cmd = container_of(t, struct pc_cmd, timer);
+	struct request *rq = blk_mq_rq_from_pdu(cmd);
+	struct pcblk *pc = rq->q->queuedata;
+	blk_status_t sts = BLK_STS_OK;
+
+	if (!READ_ONCE(pc->powered) || READ_ONCE(pc->power) != cmd->power) {
+		rq->rq_flags |= RQF_QUIET;
+		sts = BLK_STS_IOERR;
+	}
+	blk_mq_end_request(rq, sts);
+	return HRTIMER_NORESTART;
+}
+
+static int pc_init_request(struct blk_mq_tag_set *set, struct request *rq,
+			   unsigned int hctx_idx, unsigned int numa_node)
+{
+	struct pc_cmd *cmd = blk_mq_rq_to_pdu(rq);
+
+	hrtimer_init(&cmd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	cmd->timer.function = pc_timer_done;
+	return 0;
+}
+
 static blk_status_t pc_queue_rq(struct blk_mq_hw_ctx *hctx,
 				const struct blk_mq_queue_data *bd)
 {
 	struct pcblk *pc = hctx->queue->queuedata;
 	struct request *rq = bd->rq;
+	struct pc_cmd *cmd = blk_mq_rq_to_pdu(rq);
 	unsigned int noio;
 	blk_status_t sts;
+	u64 done = 0;
 
 	might_sleep();
 	blk_mq_start_request(rq);
 	noio = pc_lock(pc);
-	sts = pc_handle(pc, rq);
+	if (pc->model) {
+		u64 dirty = pc->log_bytes;
+
+		sts = pc_handle(pc, rq);
+		if (sts == BLK_STS_OK) {
+			done = pc_model_done(pc, rq, dirty);
+			cmd->power = pc->power;
+			pc->st.delayed++;
+		}
+	} else {
+		sts = pc_handle(pc, rq);
+	}
 	pc_unlock(pc, noio);
-	blk_mq_end_request(rq, sts);
+	if (done)
+		hrtimer_start(&cmd->timer, ns_to_ktime(done), HRTIMER_MODE_ABS);
+	else
+		blk_mq_end_request(rq, sts);
 	return BLK_STS_OK;
 }
 
 static const struct blk_mq_ops pc_mq_ops = {
 	.queue_rq	= pc_queue_rq,
+	.init_request	= pc_init_request,
 };
 
 static const struct block_device_operations pc_fops = {
@@ -994,6 +1119,7 @@ static int stats_show(struct seq_file *m, void *v)
 	PC_STAT(torn);
 	PC_STAT(lost);
 	PC_STAT(inflight);
+	PC_STAT(delayed);
 #undef PC_STAT
 	seq_printf(m, "%-16s %u\n", "unflushed", pc->log_entries);
 	seq_printf(m, "%-16s %llu\n", "unflushed_bytes", pc->log_bytes);
@@ -1218,8 +1344,14 @@ static int __init pc_init(void)
 		goto out_free;
 	pc_major = ret;
 
-	ret = blk_mq_alloc_sq_tag_set(&pc->tag_set, &pc_mq_ops, 64,
-				      BLK_MQ_F_BLOCKING | BLK_MQ_F_NO_SCHED_BY_DEFAULT);
+	pc->model = lat_us || mbps || flush_us || flush_mbps;
+	pc->tag_set.ops = &pc_mq_ops;
+	pc->tag_set.nr_hw_queues = 1;
+	pc->tag_set.queue_depth = 64;
+	pc->tag_set.numa_node = NUMA_NO_NODE;
+	pc->tag_set.cmd_size = sizeof(struct pc_cmd);
+	pc->tag_set.flags = BLK_MQ_F_BLOCKING | BLK_MQ_F_NO_SCHED_BY_DEFAULT;
+	ret = blk_mq_alloc_tag_set(&pc->tag_set);
 	if (ret)
 		goto out_unregister;
 	disk = blk_mq_alloc_disk(&pc->tag_set, &lim, pc);
@@ -1247,6 +1379,9 @@ static int __init pc_init(void)
 	pr_info("pcblk0: %u MiB, %u-byte blocks, atomic unit %u..%u boundary %u, seed %#llx\n",
 		size_mb, lbs, atomic_unit_min, atomic_unit_max, atomic_boundary,
 		seed);
+	if (pc->model)
+		pr_info("pcblk0: model: command %u us, %u MB/s, flush %u us + %u MB/s\n",
+			lat_us, mbps, flush_us, flush_mbps);
 	return 0;
 
 out_disk:
