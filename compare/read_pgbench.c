@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * read_pgbench.c: DIR/pgbench.jsonl, written by plans/bench:
- *   {"pgbench_disk":"scsi_debug","ndelay":"NS","sector":B,"fs_bs":B,
- *    "secs":S,"clients":N}
+ *   {"pgbench_disk":"scsi_debug"|"pcblk","model":"lat_us=.. mbps=..",
+ *    "ndelay":"NS","sector":B,"fs_bs":B,"secs":S,"clients":N}
+ *   (model: pcblk's performance model; absent for scsi_debug)
  *   clients/postgres/pg_bench's lines, one per configuration:
  *     {"pgbench":CFG,"kernel":K,"status":"ok","lib_mode":M,"scale":N,
  *      "txns":N,"tps":X,"lat_avg_ms":X,"lat_p99_ms":X,"tps_cv":X|null,
@@ -53,6 +54,8 @@ static void setup_line(json_t *obj, const struct json_where *at)
 	if (seen)
 		return;
 	seen = true;
+	jfield_str(obj, "pgbench_disk", pgb_setup.disk, sizeof(pgb_setup.disk));
+	jfield_str(obj, "model", pgb_setup.model, sizeof(pgb_setup.model));
 	pgb_setup.ndelay = need_int(obj, "ndelay", at);
 	pgb_setup.sector = need_int(obj, "sector", at);
 	pgb_setup.fs_bs = need_int(obj, "fs_bs", at);

@@ -88,6 +88,8 @@ struct pgb {
 /* The setup of the pgbench runs (the plan's first line). */
 struct pgb_setup {
 	bool measured;		/* pgbench.jsonl on at least one boot */
+	char disk[16];		/* scsi_debug, or pcblk with its model */
+	char model[96];		/* pcblk's performance model, as loaded */
 	int ndelay, fs_bs, sector, clients, scale;
 	double secs;
 };

@@ -104,8 +104,16 @@ void section_pgbench(FILE *out)
 	else
 		snprintf(scale, sizeof(scale), "?");
 	fprintf(out, "PostgreSQL 15, pgbench -c %d -T %s, scale %s, synchronous_commit=on, on\n"
-		"XFS with %d B blocks (a page = a block = an atomic unit), scsi_debug\n"
-		"%d B sectors at %d us. Per boot the three configurations in turn, each\n"
+		"XFS with %d B blocks (a page = a block = an atomic unit), ",
+		pgb_setup.clients, secs, scale, pgb_setup.fs_bs);
+	if (!strcmp(pgb_setup.disk, "pcblk"))
+		fprintf(out, "pcblk, %d B\nsectors, performance model %s\n"
+			"(a consumer NVMe drive slowed as much as the emulated CPU; README).\n",
+			pgb_setup.sector, pgb_setup.model[0] ? pgb_setup.model : "off");
+	else
+		fprintf(out, "scsi_debug\n%d B sectors at %d us (CPU-bound: no flush cost).\n",
+			pgb_setup.sector, pgb_setup.ndelay / 1000);
+	fprintf(out, "Per boot the three configurations in turn, each\n"
 		"on a fresh file system from a fresh copy of the cluster, a CHECKPOINT\n"
 		"forced at the end. TPS: median over the boots [min..max]; the rest:\n"
 		"medians of the boots' figures. lat avg/p99: ms per transaction; WAL,\n"
@@ -113,9 +121,7 @@ void section_pgbench(FILE *out)
 		"per transaction, pgbench's start to the CHECKPOINT's end; ckpt w/sync:\n"
 		"checkpoint write/sync ms; x on: TPS / fpw-on's in the same boot; cv:\n"
 		"stddev/mean of the TPS per second; lib: the preload's mode and pages\n"
-		"converted/refused (a refusal voids the atomic claim).\n",
-		pgb_setup.clients, secs, scale, pgb_setup.fs_bs, pgb_setup.sector,
-		pgb_setup.ndelay / 1000);
+		"converted/refused (a refusal voids the atomic claim).\n");
 	fprintf(out, "%-14s %c %5s %7s %6s %7s %6s %7s %6s %5s %5s\n", "config", 'k', "TPS",
 		"lat avg", "p99", "WAL", "wr", "B", "ckpt w", "sync", "x on");
 	for (k = 0; k < nkernels; k++) {

@@ -7,8 +7,10 @@
 bin=/usr/lib/postgresql/15/bin
 lib=/opt/atw/lib/atomic_page_writes.so
 pguid=101 pggid=104
-# The cluster of clients/postgres/make-cluster, on the host (mkimage names it).
-pg_archive=/host$(cat /etc/atw-pg-cluster 2>/dev/null)
+# The cluster of clients/postgres/make-cluster, on the host (mkimage names
+# it): scale 1 for the tests and power cuts; ATW_PG_CLUSTER=bench: the
+# larger one of the benchmark.
+pg_archive=/host$(cat /etc/atw-pg-cluster${ATW_PG_CLUSTER:+-$ATW_PG_CLUSTER} 2>/dev/null)
 
 as_pg() { /usr/bin/setpriv --reuid="$pguid" --regid="$pggid" --clear-groups -- "$@"; }
 
