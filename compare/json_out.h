@@ -36,6 +36,8 @@ void json_out_xcheck(const char *kernel, enum metric m, double fio, double bench
 void json_out_powercut(const struct pcut *c);
 void json_out_randops(const struct randops_run *r);
 void json_out_cost(const struct cost *c, int added, int deleted);
+/* One workload's aggregate on one kernel at one latency, or why n/a. */
+void json_out_workload(const char *bench, const char *kernel, int ndelay);
 /* Every workload's aggregate per kernel and latency, then every probe. */
 void json_out_workloads(void);
 /* Ends the items, adds the bad inputs, writes the file (dies on failure). */

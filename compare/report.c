@@ -71,6 +71,7 @@ int main(int argc, char **argv)
 		section_matrix(out);
 		section_perf(out);
 		section_device(out);
+		section_curves(out);
 		section_stable_cost(out);
 		section_pgbench(out);
 		section_targets(out);

@@ -21,6 +21,8 @@ void section_matrix(FILE *out);
 void section_perf(FILE *out);
 /* What reached the disk per write, per workload and kernel (commands, KiB). */
 void section_device(FILE *out);
+/* The cost curves (--curves): ops/s and x DIO per family, plots. */
+void section_curves(FILE *out);
 /* What stable pages cost a plain writer of the same file, per mode. */
 void section_stable_cost(FILE *out);
 /* PostgreSQL pgbench per kernel and configuration, ratios to fpw-on. */

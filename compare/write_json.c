@@ -202,8 +202,7 @@ void json_out_cost(const struct cost *c, int added, int deleted)
 		      "ifs_bits_per_block", c->ifs_bits_new - c->ifs_bits_old));
 }
 
-/* One workload on one kernel at one latency: its aggregates, or why n/a. */
-static void workload(const char *bench, const char *kernel, int ndelay)
+void json_out_workload(const char *bench, const char *kernel, int ndelay)
 {
 	struct stat3 s = agg(kernel, bench, ndelay, false, OPS);
 	const struct sample *x;
@@ -246,7 +245,7 @@ void json_out_workloads(void)
 	for (w = 0; w < nwls; w++)
 		for (l = 0; l < nlat; l++)
 			for (k = 0; k < nkernels; k++)
-				workload(wls[w].bench, kernels[k], latencies[l]);
+				json_out_workload(wls[w].bench, kernels[k], latencies[l]);
 	for (k = 0; k < nprobes; k++) {
 		const struct probe *p = &probes[k];
 
