@@ -27,7 +27,7 @@ static void perf_row(FILE *out, const char *kernel, const char *bench,
 		num(s[P50].med, b[1]), num(s[P99].med, b[2]), num(s[P999].med, b[3]),
 		num(s[DEVW].med + (isnan(s[DEVF].med) ? 0 : s[DEVF].med), b[4]),
 		num(s[CPU].med, b[5]), num(x.med, b[6]));
-	fprintf(out, "%21s n=%d [%s..", "", s[OPS].n, num(s[OPS].min, b[0]));
+	fprintf(out, "    n=%d [%s..", s[OPS].n, num(s[OPS].min, b[0]));
 	fprintf(out, "%s] p50 [%s..", num(s[OPS].max, b[1]), num(s[P50].min, b[2]));
 	fprintf(out, "%s] p99 [%s..", num(s[P50].max, b[3]), num(s[P99].min, b[4]));
 	fprintf(out, "%s]", num(s[P99].max, b[5]));
@@ -73,7 +73,7 @@ void section_perf(FILE *out)
 				}
 			}
 			if (nas[0] && any)
-				fprintf(out, "%21s (n/a on %s: flags refused)\n", "", nas);
+				fprintf(out, "    (n/a on %s: flags refused)\n", nas);
 			else if (nas[0])
 				fprintf(out, "%-15.15s - %3d n/a on %s (flags refused)\n",
 					wls[w].bench, latencies[l] / 1000, nas);

@@ -20,18 +20,24 @@
 static void target(FILE *out, const char *what, struct stat3 r, double want,
 		   bool at_most, const char *how)
 {
-	char b[3][16];
+	char b[1][16];
 	const char *verdict = isnan(r.med) ? "not measured" :
 		(at_most ? r.med <= want : r.med >= want) ? "met" : "NOT met";
 
 	fprintf(out, "%-44.44s %6s %s%.2f  %s\n", what,
 		isnan(r.med) ? "-" : (sprintf(b[0], "%.2f", r.med), b[0]),
 		at_most ? "<=" : ">=", want, verdict);
-	if (r.n)
-		fprintf(out, "  per round [%s..%s], %d round%s; %s\n",
-			(sprintf(b[1], "%.2f", r.min), b[1]), (sprintf(b[2], "%.2f", r.max), b[2]),
-			r.n, r.n == 1 ? "" : "s", how);
-	else
+	if (r.n) {
+		char head[64];
+		int n = snprintf(head, sizeof(head), "  per round [%.2f..%.2f], %d round%s;",
+				 r.min, r.max, r.n, r.n == 1 ? "" : "s");
+
+		/* within 80 columns: the explanation on its own line if need be */
+		if (n + 1 + strlen(how) <= 80)
+			fprintf(out, "%s %s\n", head, how);
+		else
+			fprintf(out, "%s\n    %s\n", head, how);
+	} else
 		fprintf(out, "  %s\n", how);
 	json_out_target(what, r.med, want, at_most, verdict);
 }
