@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* bench_stable_cost's modes in its order, and what makes folios stable. */
-static const char *const modes[] = { "none", "dio", "wt", "wt-atomic", "pga" };
+static const char *const modes[] = { "none", "dio", "buf", "wt", "wt-atomic", "pga" };
 #define NMODES (sizeof(modes) / sizeof(modes[0]))
 
 static bool is_baseline(const char *mode, const struct stable_agg *a)
@@ -93,10 +93,13 @@ void section_stable_cost(FILE *out)
 			json_out_stable_cost(kernels[k], modes[m], &a);
 		}
 	}
-	fprintf(out, "Modes: none       the writer alone (baseline of pga)\n"
+	fprintf(out, "Modes: none       the writer alone (baseline of dio, buf and pga)\n"
 		"       dio        + a second thread's O_DIRECT writes to another range\n"
-		"                  of the file: wt's device traffic, no stable pages\n"
-		"                  (baseline of wt and wt-atomic)\n"
+		"                  of the file: no stable pages, but the writer waits\n"
+		"                  for the iolock XFS holds shared across each one\n"
+		"       buf        + the second thread's buffered writes, each waited\n"
+		"                  for (sync_file_range): wt's locking and device\n"
+		"                  traffic, no stable pages (baseline of wt, wt-atomic)\n"
 		"       wt         + the second thread's RWF_WRITETHROUGH writes: the\n"
 		"                  file's folios stable while one is in flight\n"
 		"       wt-atomic  the same with RWF_ATOMIC|RWF_WRITETHROUGH\n"
