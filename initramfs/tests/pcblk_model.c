@@ -12,6 +12,7 @@
  *	pcblk_model DISK    (pcblk loaded with lat_us, mbps, flush_us, flush_mbps)
  */
 #include "lib/atomic_io.h"
+#include "lib/kfile.h"
 #include "lib/pcblk.h"
 #include "lib/tap.h"
 
@@ -26,18 +27,12 @@
 
 static long param(const char *name)
 {
-	char path[128];
-	long v = -1;
-	FILE *f;
+	char path[128], buf[32];
 
 	snprintf(path, sizeof(path), "/sys/module/pcblk/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
+	if (kf_read(path, buf, sizeof(buf)) < 0)
 		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return strtol(buf, NULL, 10);
 }
 
 static double now_us(void)
