@@ -54,13 +54,18 @@
  *  - reads and writes: a fixed command latency (lat_us) after their
  *    transfer, which shares one channel of mbps MB/s (transfers queue
  *    behind each other; the latencies overlap, up to the queue depth);
- *  - a flush (REQ_OP_FLUSH, or the PREFLUSH of a write) that finds
- *    unflushed data costs flush_us plus that data at flush_mbps MB/s (the
- *    media's program rate), after the last write before it completes; one
- *    that finds none costs only lat_us;
+ *  - a flush that finds unflushed (not FUA) data costs flush_us plus that
+ *    data at flush_mbps MB/s (the media's program rate), after the last
+ *    write before it completes; one that finds none costs only lat_us
+ *    (the block layer turns a write's PREFLUSH into a flush of its own, so
+ *    pcblk sees flushes only as REQ_OP_FLUSH);
  *  - a FUA write pays the same for its own data on top of its write.
- * A completion held across a power cut fails (BLK_STS_IOERR): the host
- * never sees success for a write issued before the power went.
+ * A held completion whose timer fires after a cut, or after a cut and a
+ * restore, fails (BLK_STS_IOERR): the power cycle is one generation word,
+ * bumped by both. A completion that fires just before a cut succeeds, as
+ * a real drive's would; the writes it reports were durable (FUA, flush)
+ * or were allowed to be lost anyway. With the model on, the write that
+ * arms a cut_after cut is one of these: handled, then failed.
  *
  * Control: /sys/kernel/debug/pcblk/{cut,cut_after,restore,seed,log,stats,
  * last_cut,inject_atomic,survive_pct,tear_pct,cut_inflight,meta_tear}.
@@ -272,12 +277,14 @@ struct pcblk {
 	bool model;
 	u64 chan_free;			/* ns: the transfer channel is busy until */
 	u64 last_write_done;		/* ns: the latest write completion given */
+	u64 fua_log_bytes;		/* of log_bytes, FUA writes (durable) */
+	u32 gen;			/* bumped by every cut and restore */
 };
 
 /* Per request: its held-back completion. */
 struct pc_cmd {
 	struct hrtimer timer;
-	u32 power;			/* the power cycle it was handled in */
+	u32 gen;			/* pc->gen when it was handled */
 };
 
 static struct pcblk *pcb;
@@ -443,6 +450,8 @@ static void pc_entry_free(struct pcblk *pc, struct pc_entry *e)
 {
 	list_del(&e->node);
 	pc->log_bytes -= e->len;
+	if (e->flags & PCF_FUA)
+		pc->fua_log_bytes -= e->len;
 	pc->log_entries--;
 	kvfree(e);
 }
@@ -567,6 +576,9 @@ static void pc_cut(struct pcblk *pc, const char *how)
 		pc_entry_free(pc, e);
 	}
 	pc->powered = false;
+	WRITE_ONCE(pc->gen, pc->gen + 1);
+	pc->chan_free = 0;
+	pc->last_write_done = 0;
 	pc->cut_after = 0;
 	pc->inflight_left = strcmp(how, "after") ? 0 : pc->cut_inflight;
 	s = pc->seed;
@@ -584,6 +596,7 @@ static void pc_restore(struct pcblk *pc)
 		return;
 	pc->powered = true;
 	pc->power++;
+	WRITE_ONCE(pc->gen, pc->gen + 1);
 	pc->inflight_left = 0;
 	pc->st.restores++;
 	pr_info("power restored (cycle %u)\n", pc->power);
@@ -725,6 +738,8 @@ static blk_status_t pc_write_bio(struct pcblk *pc, struct bio *bio, u16 flags)
 	}
 	list_add_tail(&e->node, &pc->log);
 	pc->log_bytes += len;
+	if (flags & PCF_FUA)
+		pc->fua_log_bytes += len;
 	pc->log_entries++;
 	while (pc->log_bytes > pc->cache_max) {
 		pc_destage_one(pc, PCS_DESTAGED);
@@ -868,15 +883,13 @@ static u64 pc_flush_ns(u64 dirty)
  */
 static u64 pc_model_done(struct pcblk *pc, struct request *rq, u64 dirty)
 {
-	u64 now = ktime_get_ns(), start = now, done;
+	u64 now = ktime_get_ns(), done;
 	u32 bytes = blk_rq_bytes(rq);
 
-	if (req_op(rq) == REQ_OP_FLUSH || (rq->cmd_flags & REQ_PREFLUSH)) {
-		start = max(now, pc->last_write_done) + pc_flush_ns(dirty);
-		if (req_op(rq) == REQ_OP_FLUSH)
-			return start + (u64)lat_us * NSEC_PER_USEC;
-	}
-	pc->chan_free = max(pc->chan_free, start) + pc_ns_at(bytes, mbps);
+	if (req_op(rq) == REQ_OP_FLUSH)
+		return max(now, pc->last_write_done) + pc_flush_ns(dirty) +
+		       (u64)lat_us * NSEC_PER_USEC;
+	pc->chan_free = max(pc->chan_free, now) + pc_ns_at(bytes, mbps);
 	done = pc->chan_free + (u64)lat_us * NSEC_PER_USEC;
 	if (req_op(rq) == REQ_OP_WRITE) {
 		if (rq->cmd_flags & REQ_FUA)
@@ -893,10 +906,8 @@ static enum hrtimer_restart pc_timer_done(struct hrtimer *t)
 	struct pcblk *pc = rq->q->queuedata;
 	blk_status_t sts = BLK_STS_OK;
 
-	if (!READ_ONCE(pc->powered) || READ_ONCE(pc->power) != cmd->power) {
-		rq->rq_flags |= RQF_QUIET;
-		sts = BLK_STS_IOERR;
-	}
+	if (READ_ONCE(pc->gen) != cmd->gen)
+		sts = BLK_STS_IOERR;	/* RQF_QUIET set when it was held */
 	blk_mq_end_request(rq, sts);
 	return HRTIMER_NORESTART;
 }
@@ -925,12 +936,14 @@ static blk_status_t pc_queue_rq(struct blk_mq_hw_ctx *hctx,
 	blk_mq_start_request(rq);
 	noio = pc_lock(pc);
 	if (pc->model) {
-		u64 dirty = pc->log_bytes;
+		u64 dirty = pc->log_bytes - pc->fua_log_bytes;
 
 		sts = pc_handle(pc, rq);
 		if (sts == BLK_STS_OK) {
 			done = pc_model_done(pc, rq, dirty);
-			cmd->power = pc->power;
+			cmd->gen = pc->gen;
+			/* its timer must not race the timeout work on rq_flags */
+			rq->rq_flags |= RQF_QUIET;
 			pc->st.delayed++;
 		}
 	} else {
