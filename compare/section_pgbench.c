@@ -41,7 +41,7 @@ static void pgb_row(FILE *out, const char *kernel, const char *cfg, const struct
 		num(a->lat_p99, b[2]), num(a->wal, b[3]), num(a->devw, b[4]),
 		num(a->devb, b[5]), num(a->ckpt_write, b[6]), num(a->ckpt_sync, b[7]), x);
 	snprintf(cv, sizeof(cv), "%s", isnan(a->tps_cv) ? "-" : num(a->tps_cv, b[8]));
-	fprintf(out, "%16s n=%d [%s..%s]", "", a->tps.n, num(a->tps.min, b[9]),
+	fprintf(out, "    n=%d [%s..%s]", a->tps.n, num(a->tps.min, b[9]),
 		num(a->tps.max, b[10]));
 	if (strcmp(cfg, "fpw-on") && a->x_on.n)
 		fprintf(out, " x[%.2f..%.2f]", a->x_on.min, a->x_on.max);

@@ -146,10 +146,9 @@ static void pg_targets(FILE *out)
 		snprintf(how, sizeof(how), "pgbench, %s, same boot",
 			 pgb_setup.disk[0] ? pgb_setup.disk : "?");
 		target(out, what, a.x_on, 1.5, false, how);
-		if (!isnan(a.x_wal) && a.x_wal > 0) {
-			wal.n = 1;
+		/* a ratio of the boots' medians: no per-round range to print */
+		if (!isnan(a.x_wal) && a.x_wal > 0)
 			wal.med = wal.min = wal.max = 1 / a.x_wal;
-		}
 		snprintf(what, sizeof(what), "PG fpw-off-atomic WAL per txn / fpw-on (%c)",
 			 kernel_letter(kernels[k]));
 		target(out, what, wal, 0.10, true, "medians of the boots' WAL per transaction");
