@@ -319,3 +319,21 @@ struct pgb_agg agg_pgbench(const char *kernel, const char *cfg)
 		a.na = NULL;
 	return a;
 }
+
+const struct profile *find_profile(const char *kernel, const char *name)
+{
+	int i;
+
+	for (i = 0; i < nprofiles; i++)
+		if (!strcmp(profiles[i].name, name) &&
+		    (!kernel || !strcmp(profiles[i].kernel, kernel)))
+			return &profiles[i];
+	return NULL;
+}
+
+double profile_us(const struct profile *p, unsigned long samples)
+{
+	if (!p || !p->ops || !p->hz)
+		return 0;
+	return samples * (1e6 / p->hz) / p->ops;
+}

@@ -41,6 +41,11 @@ double ratio_to_dio(const char *kernel, const char *bench, int ndelay);
 /* The index of the first kernel with an ok run of bench at ndelay, or -1. */
 int find_kernel_with(const char *bench, int ndelay);
 
+/* The profile of workload name (on kernel; NULL: any kernel), or NULL. */
+const struct profile *find_profile(const char *kernel, const char *name);
+/* samples of profile p, as us of CPU per write (0 without writes). */
+double profile_us(const struct profile *p, unsigned long samples);
+
 /* One bench_stable_cost mode on one kernel over the boots. */
 struct stable_agg {
 	int boots;		/* boots with a stable_cost.jsonl of this kernel */

@@ -97,7 +97,7 @@ static void table(FILE *out, const struct family *f, FILE *dat)
 		if (dat)
 			fprintf(dat, "%d", i);
 		for (j = 0; f->design[j]; j++) {
-			const char *k, *kd;
+			const char *k;
 			struct stat3 s, r;
 
 			name(w, sizeof(w), f->design[j], f->x[i]);
@@ -110,8 +110,7 @@ static void table(FILE *out, const struct family *f, FILE *dat)
 					fprintf(dat, " NaN");
 				continue;
 			}
-			kd = k;
-			r = ratio_rounds(k, w, kd, d, CURVE_NDELAY, OPS);
+			r = ratio_rounds(k, w, k, d, CURVE_NDELAY, OPS);
 			if (!strcmp(f->design[j], f->dio) || !r.n) {
 				n += snprintf(row + n, sizeof(row) - n, " %-22s", num(s.med, b[0]));
 			} else {

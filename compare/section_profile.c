@@ -7,6 +7,7 @@
  * workload's CPU per write by component (components.c), then the symbols
  * with the largest excess of wt-atomic over dio-atomic on the same kernel.
  */
+#include "aggregate.h"
 #include "results.h"
 #include "sections.h"
 #include "text.h"
@@ -15,16 +16,6 @@
 #include <string.h>
 
 #define TOP 15
-
-static const struct profile *find(const char *kernel, const char *name)
-{
-	int i;
-
-	for (i = 0; i < nprofiles; i++)
-		if (!strcmp(profiles[i].name, name) && (!kernel || !strcmp(profiles[i].kernel, kernel)))
-			return &profiles[i];
-	return NULL;
-}
 
 /* us of CPU per write in sym (NULL: all samples) */
 static double per_write(const struct profile *p, const char *sym)
@@ -41,7 +32,7 @@ static double per_write(const struct profile *p, const char *sym)
 			if (!strcmp(p->syms[i].name, sym))
 				n = p->syms[i].self;
 	}
-	return n * (1e6 / p->hz) / p->ops;
+	return profile_us(p, n);
 }
 
 struct excess {
@@ -84,7 +75,7 @@ static void components(FILE *out)
 			continue;
 		fprintf(out, "%-13.13s %c", p->name, kernel_letter(p->kernel));
 		for (c = 0; c < NR_COMPONENTS; c++)
-			fprintf(out, " %6.1f", all * p->comp[c] / p->samples);
+			fprintf(out, " %6.1f", profile_us(p, p->comp[c]));
 		fprintf(out, " %6.1f\n%15s", all, "");
 		for (c = 0; c < NR_COMPONENTS; c++)
 			fprintf(out, " %5.0f%%", 100.0 * p->comp[c] / p->samples);
@@ -95,7 +86,7 @@ static void components(FILE *out)
 void section_profile(FILE *out)
 {
 	static struct excess ex[MAX_PROF_SYMS];
-	const struct profile *w = find(NULL, "wt-atomic"), *d;
+	const struct profile *w = find_profile(NULL, "wt-atomic"), *d;
 	int i, n = 0;
 
 	hr(out, "Profile: CPU per write by component; where WT atomic spends more");
@@ -112,7 +103,7 @@ void section_profile(FILE *out)
 		fprintf(out, "no wt-atomic profile in this run\n");
 		return;
 	}
-	d = find(w->kernel, "dio-atomic");
+	d = find_profile(w->kernel, "dio-atomic");
 	if (!d || strcmp(d->status, "ok")) {
 		fprintf(out, "no dio-atomic profile on %s\n", w->kernel);
 		return;

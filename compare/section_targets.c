@@ -83,31 +83,22 @@ static void cpu_floor(FILE *out)
 	fprintf(out, ", %s us of CPU per copy (bench_io --memcpy).\n", num(m.med, b[0]));
 }
 
-/* The profile of one workload on one kernel, ok, or NULL. */
-static const struct profile *profile_of(const char *kernel, const char *name)
-{
-	for (int i = 0; i < nprofiles; i++)
-		if (!strcmp(profiles[i].kernel, kernel) && !strcmp(profiles[i].name, name) &&
-		    !strcmp(profiles[i].status, "ok") && profiles[i].ops && profiles[i].samples)
-			return &profiles[i];
-	return NULL;
-}
-
 /* us of CPU per write in component c. */
 static double comp_us(const struct profile *p, int c)
 {
-	return p->comp[c] * (1e6 / p->hz) / p->ops;
+	return profile_us(p, p->comp[c]);
 }
 
 /* What the profile blames for WT atomic's excess over DIO atomic. */
 static void blame(FILE *out)
 {
 	const char *k = kernel_with("wt-atomic", 20000);
-	const struct profile *w = k ? profile_of(k, "wt-atomic") : NULL;
-	const struct profile *d = k ? profile_of(k, "dio-atomic") : NULL;
+	const struct profile *w = k ? find_profile(k, "wt-atomic") : NULL;
+	const struct profile *d = k ? find_profile(k, "dio-atomic") : NULL;
 	int c, top[2] = { -1, -1 };
 
-	if (!w || !d) {
+	if (!w || !d || strcmp(w->status, "ok") || strcmp(d->status, "ok") ||
+	    !w->samples || !d->samples) {
 		fprintf(out, "A target is not met; no wt-atomic and dio-atomic profiles in this\n"
 			"run to say why (scripts/compare --profile).\n");
 		return;
