@@ -5,7 +5,8 @@
  * (read_profile.c): per leaf symbol, samples x (1 / hz) per write of each
  * workload, both vCPUs, the idle task left out: first every profiled
  * workload's CPU per write by component (components.c), then the symbols
- * with the largest excess of wt-atomic over dio-atomic on the same kernel.
+ * with the largest excess of wt-atomic over dio-atomic on the same kernel,
+ * and over wt-plain (what RWF_ATOMIC adds to a write-through).
  */
 #include "aggregate.h"
 #include "results.h"
@@ -83,11 +84,46 @@ static void components(FILE *out)
 	}
 }
 
-void section_profile(FILE *out)
+/*
+ * The symbols where profile w spends the most CPU per write over profile d
+ * (both of one kernel, round 1), largest excess first.
+ */
+static void excess_table(FILE *out, const struct profile *w, const struct profile *d)
 {
 	static struct excess ex[MAX_PROF_SYMS];
-	const struct profile *w = find_profile(NULL, "wt-atomic"), *d;
 	int i, n = 0;
+
+	fprintf(out, "\nWhere %s spends more CPU than %s per write:\n"
+		"perf record -e cpu-clock -F %d -g -a on %s (%c), round 1, %d us,\n"
+		"16 KiB writes; the idle task left out. %s: %lu writes, %.0f us\n"
+		"of CPU per write; %s: %lu writes, %.0f us. Per leaf symbol\n"
+		"(self), us per write; folded stacks in profiles/*.folded.\n",
+		w->name, d->name, w->hz, w->kernel, kernel_letter(w->kernel), w->ndelay / 1000,
+		w->name, w->ops, per_write(w, NULL), d->name, d->ops, per_write(d, NULL));
+	for (i = 0; i < w->nsyms; i++)
+		ex[n++] = (struct excess){ w->syms[i].name, per_write(w, w->syms[i].name),
+					   per_write(d, w->syms[i].name) };
+	qsort(ex, n, sizeof(ex[0]), cmp_excess);
+	fprintf(out, "%-40s %8s %8s %8s\n", "symbol", "us/w", "us/w", "excess");
+	fprintf(out, "%-40s %8.8s %8.8s\n", "", w->name, d->name);
+	for (i = 0; i < n && i < TOP && ex[i].wt - ex[i].dio > 0; i++)
+		fprintf(out, "%-40.40s %8.1f %8.1f %8.1f\n", ex[i].sym, ex[i].wt, ex[i].dio,
+			ex[i].wt - ex[i].dio);
+	fprintf(out, "Excess in all: %.0f us per write.\n",
+		per_write(w, NULL) - per_write(d, NULL));
+}
+
+static const struct profile *ok_profile(const char *kernel, const char *name)
+{
+	const struct profile *p = find_profile(kernel, name);
+
+	return p && !strcmp(p->status, "ok") ? p : NULL;
+}
+
+void section_profile(FILE *out)
+{
+	const struct profile *w = ok_profile(NULL, "wt-atomic"), *d, *pl;
+	int i;
 
 	hr(out, "Profile: CPU per write by component; where WT atomic spends more");
 	if (!nprofiles) {
@@ -99,30 +135,19 @@ void section_profile(FILE *out)
 			fprintf(out, "%s on %s: %s: %s\n", profiles[i].name, profiles[i].kernel,
 				profiles[i].status, profiles[i].reason);
 	components(out);
-	if (!w || strcmp(w->status, "ok")) {
+	if (!w) {
 		fprintf(out, "no wt-atomic profile in this run\n");
 		return;
 	}
-	d = find_profile(w->kernel, "dio-atomic");
-	if (!d || strcmp(d->status, "ok")) {
+	d = ok_profile(w->kernel, "dio-atomic");
+	if (d)
+		excess_table(out, w, d);
+	else
 		fprintf(out, "no dio-atomic profile on %s\n", w->kernel);
-		return;
-	}
-	fprintf(out, "\nWhere WT atomic spends more CPU than DIO atomic per write:\n"
-		"perf record -e cpu-clock -F %d -g -a on %s (%c), round 1, %d us,\n"
-		"16 KiB writes; the idle task left out. wt-atomic: %lu writes, %.0f us\n"
-		"of CPU per write; dio-atomic: %lu writes, %.0f us. Per leaf symbol\n"
-		"(self), us per write; folded stacks in profiles/*.folded.\n",
-		w->hz, w->kernel, kernel_letter(w->kernel), w->ndelay / 1000, w->ops,
-		per_write(w, NULL), d->ops, per_write(d, NULL));
-	for (i = 0; i < w->nsyms; i++)
-		ex[n++] = (struct excess){ w->syms[i].name, per_write(w, w->syms[i].name),
-					   per_write(d, w->syms[i].name) };
-	qsort(ex, n, sizeof(ex[0]), cmp_excess);
-	fprintf(out, "%-40s %8s %8s %8s\n", "symbol", "WT us/w", "DIO us/w", "excess");
-	for (i = 0; i < n && i < TOP && ex[i].wt - ex[i].dio > 0; i++)
-		fprintf(out, "%-40.40s %8.1f %8.1f %8.1f\n", ex[i].sym, ex[i].wt, ex[i].dio,
-			ex[i].wt - ex[i].dio);
-	fprintf(out, "Excess in all: %.0f us per write.\n",
-		per_write(w, NULL) - per_write(d, NULL));
+	/* the atomic path's own cost: what RWF_ATOMIC adds to a write-through */
+	pl = ok_profile(w->kernel, "wt-plain");
+	if (pl)
+		excess_table(out, w, pl);
+	else
+		fprintf(out, "no wt-plain profile on %s\n", w->kernel);
 }
