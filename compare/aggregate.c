@@ -324,11 +324,19 @@ const struct profile *find_profile(const char *kernel, const char *name)
 {
 	int i;
 
-	for (i = 0; i < nprofiles; i++)
-		if (!strcmp(profiles[i].name, name) &&
-		    (!kernel || !strcmp(profiles[i].kernel, kernel)))
+	const struct profile *any = NULL;
+
+	for (i = 0; i < nprofiles; i++) {
+		if (strcmp(profiles[i].name, name) ||
+		    (kernel && strcmp(profiles[i].kernel, kernel)))
+			continue;
+		/* without a kernel: the first one that ran ("ok") */
+		if (kernel || !strcmp(profiles[i].status, "ok"))
 			return &profiles[i];
-	return NULL;
+		if (!any)
+			any = &profiles[i];
+	}
+	return any;
 }
 
 double profile_us(const struct profile *p, unsigned long samples)

@@ -41,7 +41,10 @@ double ratio_to_dio(const char *kernel, const char *bench, int ndelay);
 /* The index of the first kernel with an ok run of bench at ndelay, or -1. */
 int find_kernel_with(const char *bench, int ndelay);
 
-/* The profile of workload name (on kernel; NULL: any kernel), or NULL. */
+/*
+ * The profile of workload name on kernel, or NULL; kernel NULL: the first
+ * that ran (status "ok") on any kernel, else the first at all.
+ */
 const struct profile *find_profile(const char *kernel, const char *name);
 /* samples of profile p, as us of CPU per write (0 without writes). */
 double profile_us(const struct profile *p, unsigned long samples);

@@ -29,7 +29,10 @@ static const char *const copy_syms[] = {
 	"copy_page_from_iter", "copy_page_to_iter", "_copy_from_iter",
 	"_copy_to_iter", "copy_user_", "rep_movs_alternative", "rep_stos_",
 	"__memcpy", "memcpy", "memmove", "__memmove", "copy_from_user",
-	"copy_to_user", "_copy_from_user", "_copy_to_user", "copy_mc_", NULL,
+	"copy_to_user", "_copy_from_user", "_copy_to_user", "copy_mc_",
+	/* lib/scatterlist.c: how scsi_debug moves data to and from its store */
+	"sg_copy_buffer", "sg_copy_from_buffer", "sg_copy_to_buffer",
+	"sg_pcopy_", "sg_zero_buffer", NULL,
 };
 
 /* drivers/scsi/scsi_debug.c's functions (the prefixes cover all in 6.12). */
