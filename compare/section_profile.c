@@ -132,8 +132,9 @@ void section_profile(FILE *out)
 	}
 	for (i = 0; i < nprofiles; i++)
 		if (strcmp(profiles[i].status, "ok"))
-			fprintf(out, "%s on %s: %s: %s\n", profiles[i].name, profiles[i].kernel,
-				profiles[i].status, profiles[i].reason);
+			fprintf(out, "%-13.13s %c %s: %.58s\n", profiles[i].name,
+				kernel_letter(profiles[i].kernel), profiles[i].status,
+				profiles[i].reason);
 	components(out);
 	if (!w) {
 		fprintf(out, "no wt-atomic profile in this run\n");
