@@ -74,6 +74,9 @@ void section_env(FILE *out)
 			"            DEBUG_VM, DEBUG_LIST, fault injection, XFS_WARN on\n");
 	else
 		fprintf(out, "config      %s kernels\n", kconf);
+	/* KOPT: each kernel's -O2 or -Os; runs before it did not say */
+	if (strcmp(env("KOPT"), "?"))
+		fprintf(out, "compiled    %.68s\n", env("KOPT"));
 	fprintf(out, "QEMU        %s accel, %s vCPUs, %s MiB guest; host %s CPUs (shared)\n",
 		env("ACCEL"), env("CPUS"), env("MEM"), env("HOST_CPUS"));
 	calibration(out);
