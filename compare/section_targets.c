@@ -114,7 +114,7 @@ static void blame(FILE *out)
 		}
 	}
 	fprintf(out, "A target is not met. The profile (%c, 20 us) blames, per write, WT\n"
-		"atomic over DIO atomic: %s %+.1f us, %s %+.1f us (Profile section).\n",
+		"atomic over DIO atomic: %s %+.1f us,\n%s %+.1f us (Profile section).\n",
 		kernel_letter(k), component_name[top[0]],
 		comp_us(w, top[0]) - comp_us(d, top[0]), component_name[top[1]],
 		comp_us(w, top[1]) - comp_us(d, top[1]));
