@@ -324,19 +324,12 @@ const struct profile *find_profile(const char *kernel, const char *name)
 {
 	int i;
 
-	const struct profile *any = NULL;
-
-	for (i = 0; i < nprofiles; i++) {
-		if (strcmp(profiles[i].name, name) ||
-		    (kernel && strcmp(profiles[i].kernel, kernel)))
-			continue;
-		/* without a kernel: the first one that ran ("ok") */
-		if (kernel || !strcmp(profiles[i].status, "ok"))
+	for (i = 0; i < nprofiles; i++)
+		if (!strcmp(profiles[i].name, name) &&
+		    (!kernel || !strcmp(profiles[i].kernel, kernel)) &&
+		    !strcmp(profiles[i].status, "ok") && profiles[i].ops && profiles[i].samples)
 			return &profiles[i];
-		if (!any)
-			any = &profiles[i];
-	}
-	return any;
+	return NULL;
 }
 
 double profile_us(const struct profile *p, unsigned long samples)

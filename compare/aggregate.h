@@ -42,8 +42,8 @@ double ratio_to_dio(const char *kernel, const char *bench, int ndelay);
 int find_kernel_with(const char *bench, int ndelay);
 
 /*
- * The profile of workload name on kernel, or NULL; kernel NULL: the first
- * that ran (status "ok") on any kernel, else the first at all.
+ * The profile of workload name on kernel (NULL: on any kernel) that ran
+ * ("ok", with writes and samples), or NULL.
  */
 const struct profile *find_profile(const char *kernel, const char *name);
 /* samples of profile p, as us of CPU per write (0 without writes). */
