@@ -122,6 +122,48 @@ int atw_file_phys(int fd, off_t off, uint64_t *phys)
 	return 0;
 }
 
+int atw_file_extents(int fd, off_t off, size_t len, struct atw_extent *ext,
+		     int max)
+{
+	enum { NEXT = 64 };
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent ext[NEXT];
+	} req;
+	uint64_t end = (uint64_t)off + len;
+	unsigned int i;
+	int n = 0;
+
+	memset(&req, 0, sizeof(req));
+	req.fm.fm_start = off;
+	req.fm.fm_length = len;
+	req.fm.fm_flags = FIEMAP_FLAG_SYNC;
+	req.fm.fm_extent_count = NEXT;
+	if (ioctl(fd, FS_IOC_FIEMAP, &req.fm) < 0)
+		return -errno;
+	if (req.fm.fm_mapped_extents == NEXT)
+		return -E2BIG;
+	for (i = 0; i < req.fm.fm_mapped_extents; i++) {
+		const struct fiemap_extent *e = &req.fm.fm_extents[i];
+		uint64_t lo = e->fe_logical, hi = e->fe_logical + e->fe_length;
+
+		if (hi <= (uint64_t)off || lo >= end)
+			continue;
+		if (n == max)
+			return -E2BIG;
+		if (lo < (uint64_t)off)
+			lo = off;
+		if (hi > end)
+			hi = end;
+		ext[n].logical = lo;
+		ext[n].physical = e->fe_physical + (lo - e->fe_logical);
+		ext[n].length = hi - lo;
+		ext[n].flags = e->fe_flags;
+		n++;
+	}
+	return n;
+}
+
 void *atw_alloc(size_t len)
 {
 	void *p;

@@ -49,6 +49,19 @@ long long atw_disk_queue_attr(const char *disk, const char *attr);
 /* Device byte address of file offset off, via FIEMAP; -errno on failure. */
 int atw_file_phys(int fd, off_t off, uint64_t *phys);
 
+/* One extent of a file as FIEMAP reports it, clipped to the range asked. */
+struct atw_extent {
+	uint64_t logical, physical, length;	/* bytes */
+	uint32_t flags;				/* FIEMAP_EXTENT_* */
+};
+
+/*
+ * The extents of fd that overlap [off, off + len), in file order, clipped to
+ * that range; at most max. Returns how many, or -errno (-E2BIG if more).
+ */
+int atw_file_extents(int fd, off_t off, size_t len, struct atw_extent *ext,
+		     int max);
+
 /* Aligned buffer of len bytes; aborts on failure. */
 void *atw_alloc(size_t len);
 /* Stamps buf with (off, gen) in every 512-byte sector. */

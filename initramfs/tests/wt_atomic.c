@@ -284,9 +284,12 @@ static void advertised(const struct atw_limits *l)
 	check(l->buf_min <= e->bs && e->bs <= l->buf_max,
 	      "statx buffered unit range covers the fs block size %u", e->bs);
 	check(l->buf_segs == 1, "statx buffered segments max is 1 (%u)", l->buf_segs);
-	check(l->dio && l->dio_min == l->buf_min && l->dio_max == l->buf_max,
-	      "statx buffered limits equal the DIO limits (dio %s %u..%u)", l->dio ? "yes" : "no",
-	      l->dio_min, l->dio_max);
+	/* a write-through unit is one block; direct writes may take more */
+	check(l->buf_min == e->bs && l->buf_max == e->bs,
+	      "statx buffered unit is one block (%u..%u)", l->buf_min, l->buf_max);
+	check(l->dio && l->dio_min == l->buf_min && l->dio_max >= l->buf_max,
+	      "statx buffered limits lie within the DIO limits (dio %s %u..%u)",
+	      l->dio ? "yes" : "no", l->dio_min, l->dio_max);
 	if (!atw_is_pow2(l->buf_min) || !atw_is_pow2(max) || l->buf_min > max)
 		return;
 
