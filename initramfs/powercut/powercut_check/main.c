@@ -25,9 +25,10 @@
  * skipped with the reason. "device" checks the pcblk model itself.
  *
  * usage: powercut_check [-n CUTS] [-w WRITES] [-t THREADS] [-k SYNC_EVERY]
- *                       [-S SEED] [-d DEV] [-m MNT] [-v] CONFIG...
+ *                       [-u UNIT] [-S SEED] [-d DEV] [-m MNT] [-v] CONFIG...
  *   CONFIG: device, raw-*, xfs-* (see -h), or "raw" / "xfs" for all of them
  *   -n CUTS per configuration (default 4; the full run uses 200)
+ *   -u UNIT bytes per unit on XFS (default one fs block; more: several blocks)
  * Prints per configuration:
  *   # powercut: config=NAME ... cuts=N torn=N lost=N bad=N ...
  *     expect=untorn|torn|info result=pass|fail|skip
@@ -93,7 +94,7 @@ static const struct pc_config configs[] = {
 	  T_XFS, 0, false, S_FDATASYNC, E_TORN, 0, X_NONE },
 };
 
-struct pc_opts opt = { 4, 256, 2, 32, 0x5eedc0de, "/dev/pcblk0", NULL, false };
+struct pc_opts opt = { 4, 256, 2, 32, 0, 0x5eedc0de, "/dev/pcblk0", NULL, false };
 
 /* ---- main ---------------------------------------------------------- */
 
@@ -102,10 +103,11 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: powercut_check [-n CUTS] [-w WRITES] [-t THREADS] [-k SYNC_EVERY]\n"
-		   "       [-S SEED] [-d DEV] [-m MNT] [-v] CONFIG...\n"
+		   "       [-u UNIT] [-S SEED] [-d DEV] [-m MNT] [-v] CONFIG...\n"
 		   "  -n cuts per configuration (default %u; the full run uses 200)\n"
 		   "  -w writes per cut (default %u), -t writer threads (default %u)\n"
 		   "  -k fdatasync every k writes per thread (default %u)\n"
+		   "  -u bytes per unit on XFS (default: one file system block)\n"
 		   "  -S seed (default %#llx), -d device (default %s), -m XFS mount on it\n"
 		   "  -v every round and every tear; a round's device seed is printed so that\n"
 		   "     a cut can be replayed (-t 1 makes the write stream deterministic)\n"
@@ -121,7 +123,7 @@ int main(int argc, char **argv)
 	int c, a;
 	bool any;
 
-	while ((c = getopt(argc, argv, "n:w:t:k:S:d:m:vh")) != -1) {
+	while ((c = getopt(argc, argv, "n:w:t:k:u:S:d:m:vh")) != -1) {
 		switch (c) {
 		case 'n':
 			opt.cuts = strtoul(optarg, NULL, 0);
@@ -134,6 +136,9 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			opt.sync_every = strtoul(optarg, NULL, 0);
+			break;
+		case 'u':
+			opt.unit = strtoul(optarg, NULL, 0);
 			break;
 		case 'S':
 			opt.seed = strtoull(optarg, NULL, 0);
@@ -156,7 +161,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc || !opt.cuts || !opt.threads || !opt.sync_every ||
-	    opt.writes < opt.threads) {
+	    opt.writes < opt.threads || (opt.unit && (opt.unit & (opt.unit - 1)))) {
 		usage(stderr);
 		return 2;
 	}

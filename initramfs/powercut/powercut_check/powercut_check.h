@@ -87,6 +87,7 @@ struct pc_config {
 /* The options (main.c). */
 struct pc_opts {
 	unsigned int cuts, writes, threads, sync_every;
+	size_t unit;		/* -u: the unit on XFS, 0: one fs block */
 	unsigned long long seed;
 	const char *dev, *mnt;
 	bool verbose;

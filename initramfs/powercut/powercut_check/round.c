@@ -121,7 +121,9 @@ static const char *config_skip(struct run *r, char *why, size_t size)
 			return "no XFS mount given (-m)";
 		if (statfs(opt.mnt, &sfs) || sfs.f_type != XFS_SUPER_MAGIC)
 			return "the -m directory is not an XFS mount";
-		r->unit = sfs.f_bsize;
+		r->unit = opt.unit ? opt.unit : (size_t)sfs.f_bsize;
+		if (r->unit < (size_t)sfs.f_bsize)
+			return "the -u unit is smaller than a file system block";
 	}
 	if ((c->needs & N_WRITETHROUGH) && !PC_RWF_WT)
 		return "the uapi headers define no RWF_WRITETHROUGH";
