@@ -125,7 +125,7 @@ int atw_file_phys(int fd, off_t off, uint64_t *phys)
 int atw_file_extents(int fd, off_t off, size_t len, struct atw_extent *ext,
 		     int max)
 {
-	enum { NEXT = 64 };
+	enum { NEXT = 256 };
 	struct {
 		struct fiemap fm;
 		struct fiemap_extent ext[NEXT];

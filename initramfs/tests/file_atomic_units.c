@@ -55,7 +55,7 @@ static const char *const layout_name[NLAYOUTS] = {
 	"aligned written", "fragmented", "shared",
 };
 
-#define MAXEXT 128
+#define MAXEXT 256
 
 static struct atw_env *env;
 static unsigned int dev_max;	/* the device's atomic write unit max */
@@ -329,6 +329,9 @@ static void expect_einval(int fd, size_t len, off_t off, const char *what)
 
 static void remount(void)
 {
+	sync();
+	if (chdir("/"))
+		tap_bail("chdir /: %s", strerror(errno));
 	if (umount(env->dir))
 		tap_bail("umount %s: %s", env->dir, strerror(errno));
 	if (mount(env->disk, env->dir, "xfs", 0, NULL))
