@@ -108,6 +108,7 @@ struct run {
 	int fd;
 	char path[256];
 	size_t unit;
+	size_t fsblock;		/* XFS block size (0 on the raw device) */
 	unsigned int lbs;
 	unsigned int nunits;
 	off_t base;		/* byte offset of unit 0 */
