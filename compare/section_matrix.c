@@ -21,6 +21,9 @@ static const struct row rows[] = {
 	{ "atomic 4 KiB block", "atomic_unit", 4096, 4096 },
 	{ "atomic 16 KiB block", "atomic_unit", 16384, 4096 },
 	{ "bs < ps (1 KiB blocks)", "atomic_unit", 1024, 512 },
+	{ "largest unit, 4K blk", "max_unit", 4096, 4096 },
+	{ "largest unit, 16K blk", "max_unit", 16384, 4096 },
+	{ "largest unit, 1K blk", "max_unit", 1024, 512 },
 	{ "on device at return", "on_device_at_return", 4096, 4096 },
 	{ "error from the call", "error_returned", 4096, 4096 },
 	{ "RWF_DSYNC durable", "dsync_durable", 4096, 4096 },
@@ -74,7 +77,10 @@ static void cell(const struct probe *p, char *buf, size_t len)
 		return;
 	}
 	d = p->detail;
-	if (!strcmp(p->id, "merge") && sscanf(d, "8 units: %u commands (%u", &a, &b) == 2)
+	if (!strcmp(p->id, "max_unit") && !strcmp(p->result, "yes") &&
+	    sscanf(d, "%u B (%u blocks)", &a, &b) == 2)
+		snprintf(buf, len, "%u KiB (%u blk)", a / 1024, b);
+	else if (!strcmp(p->id, "merge") && sscanf(d, "8 units: %u commands (%u", &a, &b) == 2)
 		snprintf(buf, len, "%s %u/8", a < 8 ? "yes" : "no", a);
 	else if (!strcmp(p->id, "dsync_durable") && !strcmp(p->result, "yes"))
 		snprintf(buf, len, "yes (%s)", strstr(d, "FUA") ? "FUA" : "flush");

@@ -210,6 +210,41 @@ static void probe_unit(enum mode m, void *buf)
 		     at_sync);
 }
 
+/*
+ * The largest atomic unit statx advertises for the mode (DIO: the direct
+ * limits; WT and PG_atomic: the buffered ones), and one write of it at an
+ * offset aligned to it, past the probes' blocks.
+ */
+static void probe_max_unit(enum mode m)
+{
+	struct atw_limits l;
+	uint32_t max;
+	off_t off;
+	ssize_t ret;
+	void *buf;
+
+	if (atw_statx_limits(fd_buf, NULL, &l)) {
+		emit("max_unit", m, "n/a", "statx: %s", strerror(errno));
+		return;
+	}
+	max = m == M_DIO ? (l.dio ? l.dio_max : 0) : (l.buf ? l.buf_max : 0);
+	if (!max) {
+		emit("max_unit", m, "no", "statx advertises no unit");
+		return;
+	}
+	off = (((off_t)FILE_UNITS * bs + max - 1) / max + 1 + m) * (off_t)max;
+	buf = atw_alloc(max);
+	atw_fill(buf, max, off, 7);
+	ret = mode_write(m, buf, max, off, 0);
+	durable(m);
+	free(buf);
+	if (ret == (ssize_t)max)
+		emit("max_unit", m, "yes", "%u B (%u blocks): statx max, written", max,
+		     max / bs);
+	else
+		emit("max_unit", m, "no", "%u B (statx max): %s", max, err_name(ret));
+}
+
 static void probe_error(enum mode m, void *buf)
 {
 	uint64_t phys;
@@ -643,6 +678,7 @@ int main(int argc, char **argv)
 				"dsync_durable", "overwrite_keeps_atomic", "mmap_store",
 				"merge", "short_copy", "uring_no_punt", "nowait",
 				"uring_no_punt_nocmtime", "nowait_nocmtime",
+				"max_unit",
 			};
 			unsigned int i;
 
@@ -659,6 +695,7 @@ int main(int argc, char **argv)
 		probe_merge(m, buf);
 		probe_short_copy(m);
 		probe_async(m, buf);
+		probe_max_unit(m);
 	}
 	free(buf);
 	return 0;
