@@ -23,7 +23,9 @@
  *
  * Also: RWF_NOWAIT fails with EAGAIN where the write has to go out of place
  * (it allocates), a misaligned offset, a length that is not a power of two
- * and a length above the maximum fail with EINVAL, and each of the two ways
+ * and a length above the maximum fail with EINVAL, so does an O_APPEND write
+ * at a size that is not a multiple of the unit (the file unchanged), and
+ * each of the two ways
  * was taken at least once for each unit (the aligned layouts are made for
  * that). Without a multi-block unit advertised: SKIP, with the limits seen.
  *
@@ -327,6 +329,44 @@ static void expect_einval(int fd, size_t len, off_t off, const char *what)
 	free(buf);
 }
 
+/*
+ * O_APPEND moves an atomic write to the end of the file after the offset was
+ * checked. At a size that is not a multiple of the unit the write must fail
+ * with EINVAL and leave the file alone: written out of place, the unaligned
+ * head of its first block would be taken from a fresh block (whatever the
+ * disk held there) instead of the file's own bytes.
+ */
+static void append_unaligned(size_t unit, off_t size)
+{
+	int fd = atw_env_open("u_append", O_TRUNC);
+	int dfd;
+	void *buf = atw_alloc(size), *rd = atw_alloc(size);
+	ssize_t ret;
+	struct stat st;
+	char path[512];
+
+	atw_fill(buf, size, 0, 5);
+	if (pwrite(fd, buf, size, 0) != size || fsync(fd))
+		tap_bail("append setup: %s", strerror(errno));
+	close(fd);
+	snprintf(path, sizeof(path), "%s/u_append", env->dir);
+	dfd = open(path, O_RDWR | O_DIRECT | O_APPEND);
+	if (dfd < 0)
+		tap_bail("open %s: %s", path, strerror(errno));
+	free(buf);
+	buf = atw_alloc(unit);
+	atw_fill(buf, unit, 0, 6);
+	ret = atw_pwrite(dfd, buf, unit, 0, RWF_ATOMIC);
+	check(ret == -EINVAL, "%zu O_APPEND at size %lld: fails with EINVAL (%s)", unit,
+	      (long long)size, atw_err(ret));
+	check(!fstat(dfd, &st) && st.st_size == size && atw_pread(dfd, rd, size, 0) == size &&
+	      atw_verify(rd, size, 0, 5),
+	      "%zu O_APPEND at size %lld: the file is unchanged", unit, (long long)size);
+	close(dfd);
+	free(buf);
+	free(rd);
+}
+
 static void remount(void)
 {
 	sync();
@@ -375,6 +415,10 @@ int main(int argc, char **argv)
 	expect_einval(fd, 3 * env->bs, 0, "length not a power of two");
 	expect_einval(fd, 2 * (size_t)env->lim.dio_max, 0, "length above the maximum");
 	close(fd);
+	/* sizes that direct I/O can append at: sector aligned */
+	append_unaligned(2 * env->bs, env->bs + env->lbs);
+	append_unaligned(2 * env->bs, 3 * env->bs);
+	append_unaligned(env->bs, env->bs + env->lbs);
 	close(pad_fd);
 
 	remount();
