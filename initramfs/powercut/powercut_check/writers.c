@@ -204,8 +204,22 @@ int write_baseline(struct run *r)
 		off_t off = r->base + (off_t)u * r->unit;
 
 		atw_fill(buf, r->unit, off, r->base_gen);
-		if (atw_pwrite(r->fd, buf, r->unit, off, 0) != (ssize_t)r->unit)
+		if (r->fsblock && r->unit > r->fsblock && (u & 1)) {
+			/*
+			 * Odd units of several blocks a block at a time, last
+			 * first: on a new file each block is an extent of its
+			 * own, so their atomic writes start out of place.
+			 */
+			size_t b = r->unit / r->fsblock;
+
+			while (b-- > 0 && !ret)
+				if (atw_pwrite(r->fd, (char *)buf + b * r->fsblock,
+					       r->fsblock, off + b * r->fsblock, 0) !=
+				    (ssize_t)r->fsblock)
+					ret = -EIO;
+		} else if (atw_pwrite(r->fd, buf, r->unit, off, 0) != (ssize_t)r->unit) {
 			ret = -EIO;
+		}
 		r->ack_gen[u] = r->base_gen;
 	}
 	if (!ret && fsync(r->fd))
