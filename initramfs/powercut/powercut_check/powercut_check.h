@@ -109,6 +109,7 @@ struct run {
 	char path[256];
 	size_t unit;
 	size_t fsblock;		/* XFS block size (0 on the raw device) */
+	bool laid_out;		/* the first baseline has allocated the units */
 	unsigned int lbs;
 	unsigned int nunits;
 	off_t base;		/* byte offset of unit 0 */

@@ -196,27 +196,41 @@ int open_target(struct run *r)
 int write_baseline(struct run *r)
 {
 	void *buf = atw_alloc(r->unit);
+	bool split = !r->laid_out && r->fsblock && r->unit > r->fsblock;
+	char pad[sizeof(r->path) + 8];
+	off_t padoff = 0;
 	unsigned int u;
-	int ret = 0;
+	int pfd = -1, ret = 0;
 
+	if (split) {
+		snprintf(pad, sizeof(pad), "%s.pad", r->path);
+		pfd = open(pad, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		if (pfd < 0)
+			split = false;
+	}
 	r->base_gen = new_gen(r);
 	for (u = 0; u < r->nunits && !ret; u++) {
 		off_t off = r->base + (off_t)u * r->unit;
 
 		atw_fill(buf, r->unit, off, r->base_gen);
-		if (r->fsblock && r->unit > r->fsblock && (u & 1)) {
+		if (split && (u & 1)) {
 			/*
-			 * Odd units of several blocks a block at a time, last
-			 * first: on a new file each block is an extent of its
-			 * own, so their atomic writes start out of place.
+			 * The first time, odd units of several blocks a block
+			 * at a time with a block of a pad file after each: one
+			 * extent per block, so their atomic writes start out of
+			 * place.
 			 */
-			size_t b = r->unit / r->fsblock;
+			size_t b;
 
-			while (b-- > 0 && !ret)
+			for (b = 0; b < r->unit / r->fsblock && !ret; b++) {
 				if (atw_pwrite(r->fd, (char *)buf + b * r->fsblock,
 					       r->fsblock, off + b * r->fsblock, 0) !=
 				    (ssize_t)r->fsblock)
 					ret = -EIO;
+				else if (fallocate(pfd, 0, padoff, r->fsblock))
+					ret = -errno;
+				padoff += r->fsblock;
+			}
 		} else if (atw_pwrite(r->fd, buf, r->unit, off, 0) != (ssize_t)r->unit) {
 			ret = -EIO;
 		}
@@ -224,6 +238,9 @@ int write_baseline(struct run *r)
 	}
 	if (!ret && fsync(r->fd))
 		ret = -errno;
+	if (pfd >= 0)
+		close(pfd);
+	r->laid_out = !ret;
 	free(buf);
 	return ret;
 }
