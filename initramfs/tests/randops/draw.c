@@ -86,6 +86,9 @@ static void draw_write(uint64_t *r, struct op *o, int k)
 				o->sub = 2;
 			if (o->sub == 3 && 2 * (uint64_t)mx > slot - 64)
 				o->sub = 2;
+			/* three units must fit the source slot (> lbs then) */
+			if (o->sub == 2 && 3 * o->len > slot - 64)
+				o->sub = 1;
 			if (o->sub == 1)
 				o->off += lbs;
 			else if (o->sub == 2)
