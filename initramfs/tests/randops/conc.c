@@ -158,6 +158,7 @@ struct fp {
 	struct range r[2];
 	bool shrink[NFILES], need[NFILES], trunc[NFILES];
 	bool mmap_w, copy, dio_w, async_dio, buf_w, batch;
+	bool insert, mmap_r;
 	uint8_t file;
 };
 
@@ -208,7 +209,7 @@ static void op_fp(const struct op *o, struct fp *p)
 		break;
 	case K_MMAP_R:
 		fp_add(p, f, false, o->off, end);
-		p->need[f] = true;
+		p->need[f] = p->mmap_r = true;
 		break;
 	case K_READ:
 		fp_add(p, f, false, o->off, end);
@@ -230,7 +231,7 @@ static void op_fp(const struct op *o, struct fp *p)
 		break;
 	case K_INSERT:
 		fp_add(p, f, true, o->off, ~0ULL);
-		p->need[f] = true;
+		p->need[f] = p->insert = true;
 		break;
 	case K_CLONE: case K_DEDUPE:
 		fp_add(p, f, true, ext(f, o->off, end), end);
@@ -274,6 +275,8 @@ static bool excludes(const struct fp *a, const struct fp *b)
 	if (a->batch && b->batch)
 		return true;
 	if (a->async_dio && b->trunc[a->file] && !dio_aio_trunc)
+		return true;
+	if (a->insert && b->mmap_r && a->file == b->file && !insert_mmap)
 		return true;
 	for (i = 0; i < a->n; i++) {
 		for (j = 0; j < b->n; j++) {
