@@ -36,6 +36,7 @@
 #include "lib/devcount.h"
 #include "lib/tap.h"
 #include "lib/test_env.h"
+#include "lib/wt_common.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,7 +46,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -399,17 +399,6 @@ static void append_unaligned(size_t unit, off_t size)
 	free(rd);
 }
 
-static void remount(void)
-{
-	sync();
-	if (chdir("/"))
-		tap_bail("chdir /: %s", strerror(errno));
-	if (umount(env->dir))
-		tap_bail("umount %s: %s", env->dir, strerror(errno));
-	if (mount(env->disk, env->dir, "xfs", 0, NULL))
-		tap_bail("mount %s on %s: %s", env->disk, env->dir, strerror(errno));
-}
-
 int main(int argc, char **argv)
 {
 	size_t unit;
@@ -455,7 +444,7 @@ int main(int argc, char **argv)
 	append_unaligned(2 * env->bs, 3 * env->bs);
 	append_unaligned(env->bs, env->bs + env->lbs);
 
-	remount();
+	wt_remount();
 	for (unit = 2 * env->bs; unit <= env->lim.dio_max; unit *= 2)
 		for (layout = 0; layout < NLAYOUTS; layout++) {
 			char name[64];
