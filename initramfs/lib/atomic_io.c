@@ -122,8 +122,8 @@ int atw_file_phys(int fd, off_t off, uint64_t *phys)
 	return 0;
 }
 
-int atw_file_extents(int fd, off_t off, size_t len, struct atw_extent *ext,
-		     int max)
+static int file_extents(int fd, off_t off, size_t len, struct atw_extent *ext,
+			int max, uint32_t fiemap_flags)
 {
 	enum { NEXT = 256 };
 	struct {
@@ -137,7 +137,7 @@ int atw_file_extents(int fd, off_t off, size_t len, struct atw_extent *ext,
 	memset(&req, 0, sizeof(req));
 	req.fm.fm_start = off;
 	req.fm.fm_length = len;
-	req.fm.fm_flags = FIEMAP_FLAG_SYNC;
+	req.fm.fm_flags = fiemap_flags;
 	req.fm.fm_extent_count = NEXT;
 	if (ioctl(fd, FS_IOC_FIEMAP, &req.fm) < 0)
 		return -errno;
@@ -162,6 +162,18 @@ int atw_file_extents(int fd, off_t off, size_t len, struct atw_extent *ext,
 		n++;
 	}
 	return n;
+}
+
+int atw_file_extents(int fd, off_t off, size_t len, struct atw_extent *ext,
+		     int max)
+{
+	return file_extents(fd, off, len, ext, max, FIEMAP_FLAG_SYNC);
+}
+
+int atw_file_extents_nosync(int fd, off_t off, size_t len,
+			    struct atw_extent *ext, int max)
+{
+	return file_extents(fd, off, len, ext, max, 0);
 }
 
 void *atw_alloc(size_t len)

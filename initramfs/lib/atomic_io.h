@@ -61,6 +61,14 @@ struct atw_extent {
  */
 int atw_file_extents(int fd, off_t off, size_t len, struct atw_extent *ext,
 		     int max);
+/*
+ * The same without FIEMAP_FLAG_SYNC, which writes the file's dirty data back
+ * first: dirty data stays dirty (a delalloc extent shows as such), so a
+ * write-through can be looked at before and after without a writeback
+ * between. Only written and unwritten extents have a physical address.
+ */
+int atw_file_extents_nosync(int fd, off_t off, size_t len,
+			    struct atw_extent *ext, int max);
 
 /* Aligned buffer of len bytes; aborts on failure. */
 void *atw_alloc(size_t len);

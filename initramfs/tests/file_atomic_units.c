@@ -30,7 +30,22 @@
  * that; SKIP if the allocator gave none in 32 attempts). Without a
  * multi-block unit advertised: SKIP, with the limits seen.
  *
- * usage: file_atomic_units DIR   (the disk is $ATW_DISK, DIR its mount point)
+ * -w: the same for buffered RWF_ATOMIC | RWF_WRITETHROUGH writes, units up to
+ * the statx STATX_WRITE_ATOMIC_BUF maximum, the same two ways and errors
+ * (docs/design.md, "Atomic write-throughs"). The layouts are made as above,
+ * with O_DIRECT and fsync (nothing dirty is left for the trace to see); the
+ * writes go through a second fd without O_DIRECT, after a read of the range
+ * through the page cache (the write must replace the old data there). At
+ * return the unit reads back whole through the page cache and from the
+ * device (read at the FIEMAP addresses, before any sync: an O_DIRECT read of
+ * the file would write dirty pages back first). Also: the block before and
+ * the block after the unit dirty in the page cache from plain buffered
+ * writes made just before the write-through: the unit is written as any
+ * other, the neighbours keep their data (page cache; on the device after
+ * fsync and a remount). SKIP if the uapi has no RWF_WRITETHROUGH or statx
+ * advertises no buffered unit above one block.
+ *
+ * usage: file_atomic_units [-w] DIR   (the disk is $ATW_DISK, DIR its mount point)
  */
 #include "lib/atomic_io.h"
 #include "lib/devcount.h"
@@ -60,14 +75,36 @@ static const char *const layout_name[NLAYOUTS] = {
 
 #define MAXEXT 256
 
+#ifdef RWF_WRITETHROUGH
+#define FAU_WT RWF_WRITETHROUGH
+#else
+#define FAU_WT 0	/* -w is one SKIP (WT_UAPI_SKIP) */
+#endif
+
 static struct atw_env *env;
 static unsigned int dev_max;	/* the device's atomic write unit max */
 static unsigned int nabandoned;	/* files left holding steering blocks */
 static bool aligned_failed;	/* an aligned layout could not be made */
+static bool wt;			/* -w: buffered RWF_ATOMIC | RWF_WRITETHROUGH */
+static size_t umax;		/* the largest unit: statx DIO or buffered max */
 
+/* The flags of the atomic writes under test. */
+static int atomic_flags(void)
+{
+	return wt ? RWF_ATOMIC | FAU_WT : RWF_ATOMIC;
+}
+
+/* Write-through files are named w..., direct ones u... */
 static void name_of(char *path, size_t n, size_t unit, int layout, const char *tag)
 {
-	snprintf(path, n, "u%zu_%d%s", unit, layout, tag);
+	snprintf(path, n, "%c%zu_%d%s", wt ? 'w' : 'u', unit, layout, tag);
+}
+
+/* How checks name a case: "8192 hole", with -w "8192 hole (write-through)". */
+static void case_label(char *s, size_t n, size_t unit, int layout, const char *what)
+{
+	snprintf(s, n, "%zu %s%s%s", unit, layout_name[layout], what,
+		 wt ? " (write-through)" : "");
 }
 
 /* Where a case writes: at unit, in a file of 4 units (EOF_HOLE: at 0). */
@@ -141,13 +178,16 @@ static int make_aligned(const char *name, off_t off, size_t unit)
 	return fd;
 }
 
-/* Sets up the layout under [off, off + unit) of a new file; returns its fd. */
-static int prepare(size_t unit, int layout, off_t off, int *clone_src)
+/*
+ * Sets up the layout under [off, off + unit) of a new file (named with tag);
+ * returns its fd, opened with O_DIRECT. Nothing of it is left dirty.
+ */
+static int prepare(size_t unit, int layout, off_t off, int *clone_src, const char *tag)
 {
-	char name[64], pad[64];
+	char name[64], pad[80];
 	int fd = -1, pfd, i;
 
-	name_of(name, sizeof(name), unit, layout, "");
+	name_of(name, sizeof(name), unit, layout, tag);
 	*clone_src = -1;
 
 	switch (layout) {
@@ -179,7 +219,7 @@ static int prepare(size_t unit, int layout, off_t off, int *clone_src)
 		 * each block of the file, so the next block cannot follow on.
 		 */
 		fd = new_file(name, unit);
-		name_of(pad, sizeof(pad), unit, layout, "_pad");
+		snprintf(pad, sizeof(pad), "%s_pad", name);
 		atw_env_unlink(pad);
 		pfd = atw_env_open(pad, O_TRUNC);
 		for (i = 0; (size_t)i * env->bs < unit; i++) {
@@ -196,10 +236,10 @@ static int prepare(size_t unit, int layout, off_t off, int *clone_src)
 		close(pfd);
 		break;
 	case SHARED: {
-		char src[64];
+		char src[80];
 
 		fd = new_file(name, unit);
-		name_of(src, sizeof(src), unit, layout, "_src");
+		snprintf(src, sizeof(src), "%s_src", name);
 		*clone_src = new_file(src, unit);
 		plain_write(*clone_src, unit, off, 1);
 		if (ioctl(fd, FICLONE, *clone_src))
@@ -245,111 +285,271 @@ static bool read_verify(int fd, size_t len, off_t off, uint64_t gen)
 	return ok;
 }
 
+/*
+ * Can the write go in place? One extent, not shared, maps the whole range at
+ * a device address aligned to the unit, and the device takes that length
+ * (the files are 4 units long: only the EOF case extends, and there nothing
+ * maps the range).
+ */
+static bool in_place(size_t unit, int layout, const struct atw_extent *before, int nb)
+{
+	bool mapped = nb == 1 && before[0].length == unit;
+
+	return unit <= dev_max && mapped &&
+	       !(before[0].flags & FIEMAP_EXTENT_SHARED) &&
+	       before[0].physical % unit == 0 && layout != SHARED;
+}
+
+/*
+ * The device trace of one atomic write against the way its layout chose: in
+ * place, exactly one WRITE ATOMIC(16) of the range at the address it had and
+ * no other write to it; out of place, no atomic command, and the range now
+ * maps to blocks it did not map before, each of them written.
+ */
+static void check_way(const char *L, size_t unit, bool hw,
+		      const struct atw_extent *before, int nb,
+		      const struct atw_extent *after, int na, const struct devcount *dc)
+{
+	bool mapped = nb == 1 && before[0].length == unit;
+	unsigned int atomics_here = 0;
+	int i;
+
+	for (i = 0; i < (int)dc->ncmd; i++)
+		if (dc->cmd[i].kind == DEVCMD_ATOMIC && mapped &&
+		    dc->cmd[i].offset == before[0].physical && dc->cmd[i].bytes == unit)
+			atomics_here++;
+	if (hw) {
+		if (!check(dc->atomics == 1 && atomics_here == 1 &&
+			   devcount_writes_in(dc, before[0].physical, unit) == 1 &&
+			   na == 1 && after[0].physical == before[0].physical,
+			   "%s: hardware: one WRITE ATOMIC(16) of the range, in place", L)) {
+			print_layout("before", before, nb);
+			print_layout("after", after, na);
+			devcount_print(dc);
+		}
+	} else {
+		bool landed = na >= 1;
+
+		for (i = 0; i < na; i++)
+			if (devcount_writes_in(dc, after[i].physical, after[i].length) < 1)
+				landed = false;
+		if (!check(dc->atomics == 0 && landed && !phys_overlap(before, nb, after, na),
+			   "%s: out of place: no atomic command, written to new blocks", L)) {
+			print_layout("before", before, nb);
+			print_layout("after", after, na);
+			devcount_print(dc);
+		}
+	}
+}
+
+/*
+ * Reads [off, off + unit) through fd; true if it is what the layout put
+ * there: nothing at EOF, zeros over holes and unwritten extents, else
+ * generation 1.
+ */
+static bool reads_old(int fd, size_t unit, int layout, off_t off)
+{
+	void *buf = atw_alloc(unit);
+	ssize_t ret = atw_pread(fd, buf, unit, off);
+	bool ok;
+
+	switch (layout) {
+	case EOF_HOLE:
+		ok = ret == 0;
+		break;
+	case HOLE:
+	case UNWRITTEN:
+	case ALIGNED_UNWRITTEN:
+		ok = ret == (ssize_t)unit && wt_nonzero(buf, unit) < 0;
+		break;
+	default:
+		ok = ret == (ssize_t)unit && atw_verify(buf, unit, off, 1);
+	}
+	free(buf);
+	return ok;
+}
+
+/*
+ * -w: what the device holds for [off, off + unit) of fd, read at the FIEMAP
+ * addresses without FIEMAP_FLAG_SYNC and not through the file (an O_DIRECT
+ * read of the file would write its dirty pages back first): generation gen,
+ * all written.
+ */
+static void check_device(const char *L, int fd, size_t unit, off_t off, uint64_t gen)
+{
+	void *dev = atw_alloc(unit);
+	int m = wt_dev_read_range(fd, dev, off, unit);
+
+	check(m == 0 && atw_verify(dev, unit, off, gen),
+	      "%s: the device holds the unit at return, before any sync (map 0x%x)", L, m);
+	free(dev);
+}
+
+/* -w: a second fd of a case's file, without O_DIRECT. */
+static int open_buffered(size_t unit, int layout, const char *tag)
+{
+	char name[64];
+
+	name_of(name, sizeof(name), unit, layout, tag);
+	return atw_env_open(name, 0);
+}
+
 /* One atomic write of unit over layout; records the way it took. */
 static void one_case(size_t unit, int layout, bool *seen_hw, bool *seen_sw)
 {
 	struct atw_extent before[MAXEXT], after[MAXEXT];
 	off_t off = case_off(unit, layout);
-	int fd, src, nb, na, i;
-	bool hw, mapped;
+	int fd, wfd, src, nb, na;
+	bool hw;
 	struct devcount dc;
-	unsigned int atomics_here = 0;
+	char L[128];
 	void *buf;
 	ssize_t ret;
 	int err;
 
-	fd = prepare(unit, layout, off, &src);
+	case_label(L, sizeof(L), unit, layout, "");
+	fd = prepare(unit, layout, off, &src, "");
 	nb = atw_file_extents(fd, off, unit, before, MAXEXT);
 	if (nb < 0)
 		tap_bail("FIEMAP: %s", strerror(-nb));
-	mapped = nb == 1 && before[0].length == unit;
-	hw = unit <= dev_max && mapped &&
-	     !(before[0].flags & FIEMAP_EXTENT_SHARED) &&
-	     before[0].physical % unit == 0 && layout != SHARED;
+	hw = in_place(unit, layout, before, nb);
 	if (layout == FRAGMENTED && nb < 2)
-		diag("%zu %s: only %d extent(s)", unit, layout_name[layout], nb);
+		diag("%s: only %d extent(s)", L, nb);
+
+	/* -w: written through the page cache, which holds the old data */
+	wfd = fd;
+	if (wt) {
+		wfd = open_buffered(unit, layout, "");
+		reads_old(wfd, unit, layout, off);
+	}
 
 	/* NOWAIT cannot allocate: where the write goes out of place, EAGAIN */
 	if (!hw) {
 		buf = atw_alloc(unit);
 		atw_fill(buf, unit, off, 9);
-		ret = atw_pwrite(fd, buf, unit, off, RWF_ATOMIC | RWF_NOWAIT);
-		check(ret == -EAGAIN, "%zu %s: RWF_NOWAIT out of place fails with EAGAIN (%s)",
-		      unit, layout_name[layout], atw_err(ret));
+		ret = atw_pwrite(wfd, buf, unit, off, atomic_flags() | RWF_NOWAIT);
+		check(ret == -EAGAIN, "%s: RWF_NOWAIT out of place fails with EAGAIN (%s)",
+		      L, atw_err(ret));
 		free(buf);
 	}
+	if (wt)
+		check(reads_old(wfd, unit, layout, off),
+		      "%s: the page cache holds the old data before the write", L);
 
 	buf = atw_alloc(unit);
 	atw_fill(buf, unit, off, 2);
 	err = devcount_start();
-	ret = atw_pwrite(fd, buf, unit, off, RWF_ATOMIC);
+	ret = atw_pwrite(wfd, buf, unit, off, atomic_flags());
 	err = err ? err : devcount_stop(&dc, env->lbs);
 	free(buf);
-	check(ret == (ssize_t)unit, "%zu %s: atomic O_DIRECT write at %lld (%s)",
-	      unit, layout_name[layout], (long long)off, atw_err(ret));
+	check(ret == (ssize_t)unit, "%s: atomic %s at %lld (%s)", L,
+	      wt ? "write-through" : "O_DIRECT write", (long long)off, atw_err(ret));
+	if (wt)
+		check_device(L, wfd, unit, off, 2);
 	na = atw_file_extents(fd, off, unit, after, MAXEXT);
 	if (na < 0)
 		tap_bail("FIEMAP: %s", strerror(-na));
-	check(read_verify(fd, unit, off, 2), "%zu %s: reads back whole",
-	      unit, layout_name[layout]);
+	check(read_verify(wfd, unit, off, 2), "%s: reads back whole%s", L,
+	      wt ? " through the page cache" : "");
 	if (layout == EOF_HOLE) {
+		/* fstat first: check()'s arguments are evaluated in no set order */
 		struct stat st;
+		bool got = !fstat(fd, &st);
 
-		check(!fstat(fd, &st) && st.st_size == (off_t)unit,
-		      "%zu %s: the size is the end of the write (%lld)", unit,
-		      layout_name[layout], (long long)st.st_size);
+		check(got && st.st_size == (off_t)unit,
+		      "%s: the size is the end of the write (%lld)", L,
+		      got ? (long long)st.st_size : -1LL);
 	}
 	if (src >= 0) {
-		check(read_verify(src, unit, off, 1), "%zu %s: the clone keeps the old data",
-		      unit, layout_name[layout]);
+		check(read_verify(src, unit, off, 1), "%s: the clone keeps the old data", L);
 		close(src);
 	}
-	if (!check(!err, "%zu %s: device trace complete (%d)", unit,
-		   layout_name[layout], err)) {
-		close(fd);
-		return;
+	if (check(!err, "%s: device trace complete (%d)", L, err)) {
+		if (hw)
+			*seen_hw = true;
+		else
+			*seen_sw = true;
+		check_way(L, unit, hw, before, nb, after, na, &dc);
 	}
+	if (wfd != fd)
+		close(wfd);
+	close(fd);
+}
 
-	for (i = 0; i < (int)dc.ncmd; i++)
-		if (dc.cmd[i].kind == DEVCMD_ATOMIC && mapped &&
-		    dc.cmd[i].offset == before[0].physical && dc.cmd[i].bytes == unit)
-			atomics_here++;
-	if (hw) {
-		*seen_hw = true;
-		if (!check(dc.atomics == 1 && atomics_here == 1 &&
-			   devcount_writes_in(&dc, before[0].physical, unit) == 1 &&
-			   na == 1 && after[0].physical == before[0].physical,
-			   "%zu %s: hardware: one WRITE ATOMIC(16) of the range, in place",
-			   unit, layout_name[layout])) {
-			print_layout("before", before, nb);
-			print_layout("after", after, na);
-			devcount_print(&dc);
-		}
-	} else {
-		bool landed = na >= 1;
+/* -w: the layouts of the dirty neighbours case (in place, out of place). */
+static const int nb_layouts[] = { ALIGNED_WRITTEN, FRAGMENTED };
+#define NB_TAG "_nb"
+#define NB_WHAT ", dirty neighbours"
 
-		*seen_sw = true;
-		for (i = 0; i < na; i++)
-			if (devcount_writes_in(&dc, after[i].physical, after[i].length) < 1)
-				landed = false;
-		if (!check(dc.atomics == 0 && landed && !phys_overlap(before, nb, after, na),
-			   "%zu %s: out of place: no atomic command, written to new blocks",
-			   unit, layout_name[layout])) {
-			print_layout("before", before, nb);
-			print_layout("after", after, na);
-			devcount_print(&dc);
-		}
-	}
+/*
+ * -w only: the block before and the block after the unit are dirty in the
+ * page cache, from plain buffered writes made just before the atomic
+ * write-through, with no sync between (on 1 KiB blocks and 4 KiB pages the
+ * block before shares a folio with a 2 KiB unit). The unit is written as any
+ * other, the way its layout chooses; the neighbours keep their data: in the
+ * page cache at once, on the device after fsync (read after the remount).
+ */
+static void dirty_neighbours(size_t unit, int layout)
+{
+	struct atw_extent before[MAXEXT], after[MAXEXT];
+	off_t off = case_off(unit, layout);
+	off_t prev = off - env->bs, next = off + unit;
+	int fd, wfd, src, nb, na, err;
+	uint64_t phys, avail;
+	struct devcount dc;
+	char L[128];
+	bool hw, old;
+	void *buf;
+	ssize_t ret;
+
+	case_label(L, sizeof(L), unit, layout, NB_WHAT);
+	fd = prepare(unit, layout, off, &src, NB_TAG);
+	if (src >= 0)
+		close(src);
+	nb = atw_file_extents(fd, off, unit, before, MAXEXT);
+	if (nb < 0)
+		tap_bail("FIEMAP: %s", strerror(-nb));
+	hw = in_place(unit, layout, before, nb);
+	wfd = open_buffered(unit, layout, NB_TAG);
+	old = reads_old(wfd, unit, layout, off);
+	plain_write(wfd, env->bs, prev, 3);
+	plain_write(wfd, env->bs, next, 3);
+	if (wt_map(wfd, prev, &phys, &avail) != WT_MAP_DELALLOC ||
+	    wt_map(wfd, next, &phys, &avail) != WT_MAP_DELALLOC)
+		diag("%s: a neighbour is not delalloc: written back already?", L);
+	check(old, "%s: the page cache holds the old data before the write", L);
+
+	buf = atw_alloc(unit);
+	atw_fill(buf, unit, off, 2);
+	err = devcount_start();
+	ret = atw_pwrite(wfd, buf, unit, off, atomic_flags());
+	err = err ? err : devcount_stop(&dc, env->lbs);
+	free(buf);
+	check(ret == (ssize_t)unit, "%s: atomic write-through at %lld (%s)", L,
+	      (long long)off, atw_err(ret));
+	check_device(L, wfd, unit, off, 2);
+	check(read_verify(wfd, unit, off, 2), "%s: reads back whole through the page cache", L);
+	check(read_verify(wfd, env->bs, prev, 3) && read_verify(wfd, env->bs, next, 3),
+	      "%s: the neighbours keep their data in the page cache", L);
+	/* FIEMAP_FLAG_SYNC writes the neighbours back: the trace is over */
+	na = atw_file_extents(fd, off, unit, after, MAXEXT);
+	if (na < 0)
+		tap_bail("FIEMAP: %s", strerror(-na));
+	if (check(!err, "%s: device trace complete (%d)", L, err))
+		check_way(L, unit, hw, before, nb, after, na, &dc);
+	if (fsync(wfd))
+		check(0, "%s: fsync: %s", L, strerror(errno));
+	close(wfd);
 	close(fd);
 }
 
 static void expect_einval(int fd, size_t len, off_t off, const char *what)
 {
 	void *buf = atw_alloc(len);
-	ssize_t ret = atw_pwrite(fd, buf, len, off, RWF_ATOMIC);
+	ssize_t ret = atw_pwrite(fd, buf, len, off, atomic_flags());
 
-	check(ret == -EINVAL, "%s: %zu bytes at %lld fails with EINVAL (%s)", what,
-	      len, (long long)off, atw_err(ret));
+	check(ret == -EINVAL, "%s%s: %zu bytes at %lld fails with EINVAL (%s)",
+	      wt ? "write-through, " : "", what, len, (long long)off, atw_err(ret));
 	free(buf);
 }
 
@@ -358,11 +558,14 @@ static void expect_einval(int fd, size_t len, off_t off, const char *what)
  * checked. At a size that is not a multiple of the unit the write must fail
  * with EINVAL and leave the file alone: written out of place, the unaligned
  * head of its first block would be taken from a fresh block (whatever the
- * disk held there) instead of the file's own bytes.
+ * disk held there) instead of the file's own bytes. -w: the same through a
+ * buffered fd.
  */
 static void append_unaligned(size_t unit, off_t size)
 {
-	int fd = atw_env_open("u_append", O_TRUNC);
+	const char *name = wt ? "w_append" : "u_append";
+	const char *M = wt ? " (write-through)" : "";
+	int fd = atw_env_open(name, O_TRUNC);
 	int dfd;
 	void *buf = atw_alloc(size), *rd = atw_alloc(size);
 	ssize_t ret;
@@ -370,7 +573,7 @@ static void append_unaligned(size_t unit, off_t size)
 	char path[512];
 
 	if (size % unit == 0) {	/* 4096-byte sectors: no such size */
-		diag("%zu O_APPEND at size %lld: aligned, not a case", unit,
+		diag("%zu%s O_APPEND at size %lld: aligned, not a case", unit, M,
 		     (long long)size);
 		free(buf);
 		free(rd);
@@ -381,19 +584,19 @@ static void append_unaligned(size_t unit, off_t size)
 	if (pwrite(fd, buf, size, 0) != size || fsync(fd))
 		tap_bail("append setup: %s", strerror(errno));
 	close(fd);
-	snprintf(path, sizeof(path), "%s/u_append", env->dir);
-	dfd = open(path, O_RDWR | O_DIRECT | O_APPEND);
+	snprintf(path, sizeof(path), "%s/%s", env->dir, name);
+	dfd = open(path, O_RDWR | (wt ? 0 : O_DIRECT) | O_APPEND);
 	if (dfd < 0)
 		tap_bail("open %s: %s", path, strerror(errno));
 	free(buf);
 	buf = atw_alloc(unit);
 	atw_fill(buf, unit, 0, 6);
-	ret = atw_pwrite(dfd, buf, unit, 0, RWF_ATOMIC);
-	check(ret == -EINVAL, "%zu O_APPEND at size %lld: fails with EINVAL (%s)", unit,
+	ret = atw_pwrite(dfd, buf, unit, 0, atomic_flags());
+	check(ret == -EINVAL, "%zu%s O_APPEND at size %lld: fails with EINVAL (%s)", unit, M,
 	      (long long)size, atw_err(ret));
 	check(!fstat(dfd, &st) && st.st_size == size && atw_pread(dfd, rd, size, 0) == size &&
 	      atw_verify(rd, size, 0, 5),
-	      "%zu O_APPEND at size %lld: the file is unchanged", unit, (long long)size);
+	      "%zu%s O_APPEND at size %lld: the file is unchanged", unit, M, (long long)size);
 	close(dfd);
 	free(buf);
 	free(rd);
@@ -401,25 +604,57 @@ static void append_unaligned(size_t unit, off_t size)
 
 int main(int argc, char **argv)
 {
+	const char *M;
+	unsigned int k, step;
 	size_t unit;
 	int layout, fd;
+	char L[128];
 
-	tap_start("file_atomic_units");
-	env = atw_env_setup(argc, argv, "usage: file_atomic_units DIR");
-	if (!env->lim.dio || env->lim.dio_max < 2 * env->bs) {
+	if (argc > 1 && !strcmp(argv[1], "-w")) {
+		wt = true;
+		argc--;
+		argv++;
+	}
+	M = wt ? " (write-through)" : "";
+	tap_start(wt ? "file_atomic_units -w" : "file_atomic_units");
+	if (wt && !FAU_WT) {
+		skip(WT_UAPI_SKIP, "atomic write-through units");
+		return tap_done();
+	}
+	env = atw_env_setup(argc, argv, "usage: file_atomic_units [-w] DIR");
+	if (!wt && (!env->lim.dio || env->lim.dio_max < 2 * env->bs)) {
 		skip("no atomic direct write unit above one block advertised",
 		     "statx DIO unit max %u, block size %u", env->lim.dio_max, env->bs);
 		return tap_done();
 	}
+	if (wt && (!env->lim.buf || env->lim.buf_max < 2 * env->bs)) {
+		skip(env->lim.buf_known ? "no atomic write-through unit above one block advertised" :
+		     "uapi has no STATX_WRITE_ATOMIC_BUF",
+		     "statx buffered unit %u..%u (%s), DIO unit %u..%u, block size %u",
+		     env->lim.buf_min, env->lim.buf_max, env->lim.buf ? "advertised" : "not advertised",
+		     env->lim.dio_min, env->lim.dio_max, env->bs);
+		return tap_done();
+	}
+	umax = wt ? env->lim.buf_max : env->lim.dio_max;
 	dev_max = atw_disk_queue_attr(env->disk, "atomic_write_unit_max_bytes");
-	diag("block %u, statx DIO unit %u..%u, device atomic unit max %u", env->bs,
-	     env->lim.dio_min, env->lim.dio_max, dev_max);
-	check(env->lim.dio_min == env->bs, "statx DIO unit min is the block size");
-	check(env->lim.dio_max <= dev_max,
-	      "statx DIO unit max is within the device's (%u <= %u)",
-	      env->lim.dio_max, dev_max);
+	if (wt) {
+		diag("block %u, statx buffered unit %u..%u (DIO %u..%u), device atomic unit max %u",
+		     env->bs, env->lim.buf_min, env->lim.buf_max, env->lim.dio_min,
+		     env->lim.dio_max, dev_max);
+		check(env->lim.buf_min == env->bs, "statx buffered unit min is the block size");
+		check(env->lim.buf_max <= dev_max,
+		      "statx buffered unit max is within the device's (%u <= %u)",
+		      env->lim.buf_max, dev_max);
+	} else {
+		diag("block %u, statx DIO unit %u..%u, device atomic unit max %u", env->bs,
+		     env->lim.dio_min, env->lim.dio_max, dev_max);
+		check(env->lim.dio_min == env->bs, "statx DIO unit min is the block size");
+		check(env->lim.dio_max <= dev_max,
+		      "statx DIO unit max is within the device's (%u <= %u)",
+		      env->lim.dio_max, dev_max);
+	}
 
-	for (unit = 2 * env->bs; unit <= env->lim.dio_max; unit *= 2) {
+	for (unit = 2 * env->bs; unit <= umax; unit *= 2) {
 		bool seen_hw = false, seen_sw = false;
 
 		aligned_failed = false;
@@ -427,32 +662,54 @@ int main(int argc, char **argv)
 			one_case(unit, layout, &seen_hw, &seen_sw);
 		if (!seen_hw && aligned_failed)
 			skip("the allocator gave no aligned extent to write in place",
-			     "%zu: both ways taken (out of place %d)", unit, seen_sw);
+			     "%zu%s: both ways taken (out of place %d)", unit, M, seen_sw);
 		else
 			check(seen_hw && seen_sw,
-			      "%zu: both ways taken (hardware %d, out of place %d)",
-			      unit, seen_hw, seen_sw);
+			      "%zu%s: both ways taken (hardware %d, out of place %d)",
+			      unit, M, seen_hw, seen_sw);
+		if (wt)
+			for (k = 0; k < sizeof(nb_layouts) / sizeof(nb_layouts[0]); k++)
+				dirty_neighbours(unit, nb_layouts[k]);
 	}
 
-	fd = atw_env_open("u_invalid", O_DIRECT | O_TRUNC);
+	fd = atw_env_open(wt ? "w_invalid" : "u_invalid", wt ? O_TRUNC : O_DIRECT | O_TRUNC);
 	expect_einval(fd, 2 * env->bs, env->bs, "misaligned offset");
 	expect_einval(fd, 3 * env->bs, 0, "length not a power of two");
-	expect_einval(fd, 2 * (size_t)env->lim.dio_max, 0, "length above the maximum");
+	expect_einval(fd, 2 * umax, 0, "length above the maximum");
 	close(fd);
-	/* sizes that direct I/O can append at: sector aligned */
-	append_unaligned(2 * env->bs, env->bs + env->lbs);
+	/*
+	 * Sizes that direct I/O can append at: sector aligned; a buffered
+	 * write makes any (the stamps are per 512 bytes).
+	 */
+	step = wt ? 512 : env->lbs;
+	append_unaligned(2 * env->bs, env->bs + step);
 	append_unaligned(2 * env->bs, 3 * env->bs);
-	append_unaligned(env->bs, env->bs + env->lbs);
+	append_unaligned(env->bs, env->bs + step);
 
 	wt_remount();
-	for (unit = 2 * env->bs; unit <= env->lim.dio_max; unit *= 2)
+	for (unit = 2 * env->bs; unit <= umax; unit *= 2)
 		for (layout = 0; layout < NLAYOUTS; layout++) {
 			char name[64];
 
 			name_of(name, sizeof(name), unit, layout, "");
 			fd = atw_env_open(name, O_DIRECT);
+			case_label(L, sizeof(L), unit, layout, "");
 			check(read_verify(fd, unit, case_off(unit, layout), 2),
-			      "%zu %s: whole after a remount", unit, layout_name[layout]);
+			      "%s: whole after a remount", L);
+			close(fd);
+		}
+	for (unit = 2 * env->bs; wt && unit <= umax; unit *= 2)
+		for (k = 0; k < sizeof(nb_layouts) / sizeof(nb_layouts[0]); k++) {
+			off_t off = case_off(unit, nb_layouts[k]);
+			char name[64];
+
+			name_of(name, sizeof(name), unit, nb_layouts[k], NB_TAG);
+			fd = atw_env_open(name, O_DIRECT);
+			case_label(L, sizeof(L), unit, nb_layouts[k], NB_WHAT);
+			check(read_verify(fd, unit, off, 2), "%s: whole after a remount", L);
+			check(read_verify(fd, env->bs, off - env->bs, 3) &&
+			      read_verify(fd, env->bs, off + unit, 3),
+			      "%s: the neighbours are on the device after fsync and a remount", L);
 			close(fd);
 		}
 	return tap_done();

@@ -4,20 +4,28 @@
  * write-throughs") on the XFS mounted at DIR, expectations from what statx
  * advertises:
  *  - RWF_ATOMIC on a buffered write without RWF_WRITETHROUGH: EOPNOTSUPP;
- *  - statx STATX_WRITE_ATOMIC_BUF: powers of two, one segment, the block
- *    size inside, equal to the DIO limits (XFS wiring);
+ *  - statx STATX_WRITE_ATOMIC_BUF: powers of two, one segment, from the
+ *    block size up to the DIO maximum (XFS wiring: the same units as
+ *    atomic direct writes, docs/design.md "Units above one block");
  *  - not advertised: RWF_ATOMIC | RWF_WRITETHROUGH refused (EOPNOTSUPP);
  *  - advertised: each power-of-two unit into a hole, an unwritten extent, a
  *    written extent, over clean and over dirty cached data, returns the
- *    length and reaches the device as exactly one WRITE ATOMIC(16) of
- *    exactly the range (and no other write to it); the range is allocated
- *    and written at return (no delalloc); the device holds the data; the
- *    folios are clean; an unaligned user buffer works;
- *  - EINVAL for a misaligned offset, a length above max, below min, not a
- *    power of two, two iovecs -- and nothing dirtied by the refused call;
- *  - a device error on the atomic command (scsi_debug injection) returns
- *    -EIO, and the range reads back wholly old or wholly new (cache, device,
- *    after fdatasync and after a remount), never written non-atomically;
+ *    length and reaches the device the way the layout before it allows: a
+ *    unit of one block, and one of several over one written or unwritten
+ *    extent at a device address aligned to it (within the size and the
+ *    device's maximum), as exactly one WRITE ATOMIC(16) of exactly the
+ *    range (and no other write to it), in place; any other unit of several
+ *    blocks out of place, with no atomic command, to blocks the range did
+ *    not map before; the range is allocated and written at return (no
+ *    delalloc); the device holds the data; the folios are clean; an
+ *    unaligned user buffer works (one block and the largest unit);
+ *  - EINVAL for a misaligned offset (also one aligned to blocks but not to
+ *    the unit), a length above max, below min, not a power of two, two
+ *    iovecs -- and nothing dirtied by the refused call;
+ *  - a device error on the atomic command (scsi_debug injection) of a
+ *    one-block unit returns -EIO, and the range reads back wholly old or
+ *    wholly new (cache, device, after fdatasync and after a remount), never
+ *    written non-atomically;
  *  - everything reads back after a remount.
  *
  * usage: wt_atomic DIR   (the disk is $ATW_DISK)
@@ -28,6 +36,9 @@
 
 #define AWT (RWF_ATOMIC | RWF_WRITETHROUGH)
 #define MAX_UNIT (1u << 20)
+#define MAXEXT 256
+
+static unsigned int dev_max;	/* the device's atomic write unit max */
 
 enum prep { HOLE, UNWRITTEN, WRITTEN, CLEAN_CACHE, DIRTY };
 static const char *const prep_name[] = {
@@ -65,40 +76,128 @@ static void prepare(int fd, enum prep p, size_t len, off_t off)
 	free(buf);
 }
 
+/*
+ * The extents of [off, off + len) without FIEMAP_FLAG_SYNC (which would write
+ * dirty data back); bails on a FIEMAP error.
+ */
+static int extents(int fd, off_t off, size_t len, struct atw_extent *x)
+{
+	int n = atw_file_extents_nosync(fd, off, len, x, MAXEXT);
+
+	if (n < 0)
+		tap_bail("FIEMAP of %zu at %lld: %s", len, (long long)off, strerror(-n));
+	return n;
+}
+
+static bool no_address(const struct atw_extent *x)
+{
+	return x->flags & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN);
+}
+
+/*
+ * Data writes into the device blocks that [off, off + len) maps now (a range
+ * of several blocks may lie in several extents), only plain ones if
+ * plain_only.
+ */
+static unsigned int range_writes(int fd, const struct devcount *dc, off_t off, size_t len,
+				 bool plain_only)
+{
+	struct atw_extent x[MAXEXT];
+	int n = extents(fd, off, len, x), i;
+	unsigned int j, w = 0;
+
+	for (i = 0; i < n; i++) {
+		if (no_address(&x[i]))
+			continue;
+		for (j = 0; j < dc->ncmd; j++) {
+			const struct devcmd *c = &dc->cmd[j];
+
+			if ((c->kind == DEVCMD_WRITE || (!plain_only && c->kind == DEVCMD_ATOMIC)) &&
+			    c->offset < x[i].physical + x[i].length &&
+			    x[i].physical < c->offset + c->bytes)
+				w++;
+		}
+	}
+	return w;
+}
+
 static unsigned int writes_after_call(int fd, const struct devcount *dc, off_t off, size_t len)
 {
-	uint64_t phys;
-
-	if (wt_phys(fd, off, &phys))
-		return 0;
-	return wt_writes_in(dc, phys, len);
+	return range_writes(fd, dc, off, len, false);
 }
 
 /* Non-atomic data writes into the device blocks of [off, off + len). */
 static unsigned int plain_writes_in(int fd, const struct devcount *dc, off_t off, size_t len)
 {
-	uint64_t phys;
-	unsigned int i, n = 0;
+	return range_writes(fd, dc, off, len, true);
+}
 
-	if (wt_phys(fd, off, &phys))
-		return 0;
-	for (i = 0; i < dc->ncmd; i++)
-		if (dc->cmd[i].kind == DEVCMD_WRITE && dc->cmd[i].offset < phys + len &&
-		    phys < dc->cmd[i].offset + dc->cmd[i].bytes)
-			n++;
-	return n;
+/* WT_MAP_* of extents x over len bytes: 0 if all of it is allocated and written. */
+static int map_of(const struct atw_extent *x, int n, size_t len)
+{
+	uint64_t covered = 0;
+	int i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		covered += x[i].length;
+		if (no_address(&x[i]))
+			m |= WT_MAP_DELALLOC;
+		else if (x[i].flags & FIEMAP_EXTENT_UNWRITTEN)
+			m |= WT_MAP_UNWRITTEN;
+	}
+	return covered == len ? m : m | WT_MAP_HOLE;
+}
+
+/*
+ * Must an atomic write-through of [off, off + len) go in place, as one
+ * WRITE ATOMIC(16) to the blocks the range has (x, n: its extents now)?
+ * One block always does. Several blocks (docs/design.md, "Units above one
+ * block") only where one written or unwritten extent, not shared, maps the
+ * whole range at a device address aligned to len, the device takes that
+ * length and the write does not extend the file; otherwise the write goes
+ * out of place.
+ */
+static bool in_place(int fd, size_t len, off_t off, const struct atw_extent *x, int n)
+{
+	struct stat st;
+
+	if (len <= atw_env()->bs)
+		return true;
+	if (fstat(fd, &st))
+		tap_bail("fstat: %s", strerror(errno));
+	return len <= dev_max && off + (off_t)len <= st.st_size && n == 1 &&
+	       x[0].length == len && !no_address(&x[0]) &&
+	       !(x[0].flags & FIEMAP_EXTENT_SHARED) && x[0].physical % len == 0;
+}
+
+/* Does an extent of a overlap, on the device, an extent of b? */
+static bool phys_overlap(const struct atw_extent *a, int na, const struct atw_extent *b, int nb)
+{
+	int i, j;
+
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb; j++)
+			if (!no_address(&a[i]) && !no_address(&b[j]) &&
+			    a[i].physical < b[j].physical + b[j].length &&
+			    b[j].physical < a[i].physical + a[i].length)
+				return true;
+	return false;
 }
 
 static void one_atomic(int fd, enum prep p, size_t len, off_t off)
 {
 	const struct atw_env *e = atw_env();
 	unsigned char *buf = atw_alloc(len), *dev = atw_alloc(len);
+	struct atw_extent before[MAXEXT], after[MAXEXT];
 	struct devcount dc;
-	uint64_t phys = 0;
+	int nb, na, err, m, i;
+	bool hw;
 	ssize_t ret;
-	int err, m;
 
 	prepare(fd, p, len, off);
+	/* without a sync: dirty cached data stays dirty (delalloc) */
+	nb = extents(fd, off, len, before);
+	hw = in_place(fd, len, off, before, nb);
 	atw_fill(buf, len, off, 2);
 	err = wt_trace_start();
 	ret = atw_pwrite(fd, buf, len, off, AWT);
@@ -106,16 +205,28 @@ static void one_atomic(int fd, enum prep p, size_t len, off_t off)
 	if (!check(ret == (ssize_t)len, "%s: atomic write-through of %zu at %lld returns the length (got %zd %s)",
 		   prep_name[p], len, (long long)off, ret, atw_err(ret)))
 		goto out;
-	m = wt_phys(fd, off, &phys);
+	na = extents(fd, off, len, after);
+	m = map_of(after, na, len);
 	check(m == 0, "%s, %zu: range allocated and written at return (map 0x%x: no delalloc, no unwritten)",
 	      prep_name[p], len, m);
-	if (check(!err, "%s, %zu: device trace complete (%d)", prep_name[p], len, err) && !m) {
-		unsigned int exact = wt_atomics_exact(&dc, phys, len);
-		unsigned int in = wt_writes_in(&dc, phys, len);
+	if (check(!err, "%s, %zu: device trace complete (%d)", prep_name[p], len, err) && !m && hw) {
+		unsigned int exact = wt_atomics_exact(&dc, after[0].physical, len);
+		unsigned int in = wt_writes_in(&dc, after[0].physical, len);
+		bool same = len <= e->bs || (na == 1 && after[0].physical == before[0].physical);
 
-		if (!check(dc.atomics == 1 && exact == 1 && (p == DIRTY || in == 1),
-			   "%s, %zu: exactly one WRITE ATOMIC(16) of exactly the range (%u atomic, %u exact, %u writes to the range)",
-			   prep_name[p], len, dc.atomics, exact, in))
+		if (!check(dc.atomics == 1 && exact == 1 && (p == DIRTY || in == 1) && same,
+			   "%s, %zu: exactly one WRITE ATOMIC(16) of exactly the range%s (%u atomic, %u exact, %u writes to the range)",
+			   prep_name[p], len, len > e->bs ? ", in place" : "", dc.atomics, exact, in))
+			devcount_print(&dc);
+	} else if (!err && !m) {
+		bool landed = na >= 1;
+
+		for (i = 0; i < na; i++)
+			if (wt_writes_in(&dc, after[i].physical, after[i].length) < 1)
+				landed = false;
+		if (!check(dc.atomics == 0 && landed && !phys_overlap(before, nb, after, na),
+			   "%s, %zu: out of place: no atomic command (%u), written to new blocks",
+			   prep_name[p], len, dc.atomics))
 			devcount_print(&dc);
 	}
 	m = wt_dev_read_range(fd, dev, off, len);
@@ -184,6 +295,10 @@ static void refusals(const struct atw_limits *l)
 		expect_refused(fd, min, min / 2, NULL, 0, AWT, EINVAL, "misaligned offset");
 	else
 		expect_refused(fd, min, 512, NULL, 0, AWT, EINVAL, "misaligned offset (sub-sector)");
+	/* a unit of several blocks at an offset aligned to blocks, not to it */
+	if (max >= 4 * min)
+		expect_refused(fd, 4 * (size_t)min, 2 * (off_t)min, NULL, 0, AWT, EINVAL,
+			       "offset aligned to blocks, not to the unit");
 	expect_refused(fd, 2 * (size_t)max, 0, NULL, 0, AWT, EINVAL, "length above unit max");
 	if (min >= 2)
 		expect_refused(fd, min / 2, 0, NULL, 0, AWT, EINVAL, "length below unit min");
@@ -193,7 +308,7 @@ static void refusals(const struct atw_limits *l)
 	free(b);
 }
 
-static void unaligned_user_buffer(size_t len)
+static void unaligned_user_buffer(size_t len, const char *what)
 {
 	int fd = atw_env_open("wt_atomic_ubuf", O_TRUNC);
 	unsigned char *raw = atw_alloc(len + 64), *dev = atw_alloc(len);
@@ -204,7 +319,7 @@ static void unaligned_user_buffer(size_t len)
 	ret = atw_pwrite(fd, buf, len, 0, AWT);
 	check(ret == (ssize_t)len && wt_dev_read_range(fd, dev, 0, len) == 0 &&
 	      atw_verify(dev, len, 0, 3),
-	      "an unaligned user buffer (buffered copy) works: %zd %s", ret, atw_err(ret));
+	      "an unaligned user buffer (buffered copy) works%s: %zd %s", what, ret, atw_err(ret));
 	close(fd);
 	free(raw);
 	free(dev);
@@ -284,14 +399,16 @@ static void advertised(const struct atw_limits *l)
 	check(l->buf_min <= e->bs && e->bs <= l->buf_max,
 	      "statx buffered unit range covers the fs block size %u", e->bs);
 	check(l->buf_segs == 1, "statx buffered segments max is 1 (%u)", l->buf_segs);
-	/* a write-through unit is one block; direct writes may take more */
-	check(l->buf_min == e->bs && l->buf_max == e->bs,
-	      "statx buffered unit is one block (%u..%u)", l->buf_min, l->buf_max);
+	/* the units of atomic direct writes: one block up to the DIO max */
+	check(l->buf_min == e->bs && l->buf_max == l->dio_max,
+	      "statx buffered unit is the block size up to the DIO max (%u..%u, DIO max %u)",
+	      l->buf_min, l->buf_max, l->dio_max);
 	check(l->dio && l->dio_min == l->buf_min && l->dio_max >= l->buf_max,
 	      "statx buffered limits lie within the DIO limits (dio %s %u..%u)",
 	      l->dio ? "yes" : "no", l->dio_min, l->dio_max);
 	if (!atw_is_pow2(l->buf_min) || !atw_is_pow2(max) || l->buf_min > max)
 		return;
+	dev_max = atw_disk_queue_attr(e->disk, "atomic_write_unit_max_bytes");
 
 	fd = atw_env_open("wt_atomic", O_TRUNC);
 	for (len = l->buf_min; len <= max; len *= 2, nsizes++)
@@ -299,7 +416,9 @@ static void advertised(const struct atw_limits *l)
 			one_atomic(fd, k, len, (off_t)len * (8 + 8 * nsizes + k));
 	close(fd);
 
-	unaligned_user_buffer(l->buf_min);
+	unaligned_user_buffer(l->buf_min, "");
+	if (max > l->buf_min)
+		unaligned_user_buffer(max, ", largest unit");
 	refusals(l);
 	injected_error(l->buf_min >= e->bs ? l->buf_min : e->bs);
 

@@ -7,7 +7,17 @@
  * must be wholly 'A' or wholly 'B', never a mix:
  *  - atomic: the range is one atomic unit (statx STATX_WRITE_ATOMIC_BUF
  *    max), written with RWF_ATOMIC|RWF_WRITETHROUGH: a buffered read never
- *    returns part of an atomic write;
+ *    returns part of an atomic write. A unit of several blocks runs twice,
+ *    once for each way it can reach the device (docs/design.md, "Units above
+ *    one block"): over one extent at a device address aligned to the unit
+ *    (made so, as file_atomic_units does), where each write goes in place as
+ *    one WRITE ATOMIC(16); and over a fragmented range (one extent per block,
+ *    a pad file taking the block after each) in a file that also shares a
+ *    block past the range with another file, where each write goes out of
+ *    place (XFS writes atomic units of several blocks of a reflinked inode
+ *    out of place; without the shared block only the first write would, as
+ *    its remap may leave the range one aligned extent). After the run, one
+ *    traced write checks that this layout still takes its way;
  *  - plain: 64 KiB (several folios) written with RWF_WRITETHROUGH: XFS's
  *    buffered reads see a buffered write whole or not at all (the iolock
  *    excludes reads during the copy), and a write-through keeps that;
@@ -30,6 +40,15 @@
 #define PLAIN_LEN (64 * 1024)
 #define MAX_WRITES 1000000
 #define JOIN_SECS 300	/* a hang, not a measurement */
+#define MAXEXT 256
+#define STEER_TRIES 32
+
+/* How the range lies on the device before a case. */
+enum layout {
+	WRITTEN,	/* written and synced, as the first write allocated it */
+	ALIGNED,	/* atomic: one extent at an address aligned to the unit */
+	FRAGMENTED,	/* atomic: one extent per block, a shared block past it */
+};
 
 static int fd;
 static size_t len;
@@ -99,11 +118,147 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static void run_case(const char *name, size_t l, int flags, unsigned int secs)
+/*
+ * A new wt_readers whose [0, l) is one unwritten extent at a device address
+ * aligned to l. The allocator promises no alignment but gives a new file's
+ * first blocks after what the files before it took: a misaligned attempt is
+ * kept (renamed wt_readers_steerN) and extended up to the next aligned
+ * address, and the next attempt is a new file. *nsteer counts the kept files;
+ * *aligned says whether it worked in STEER_TRIES attempts.
+ */
+static int aligned_file(size_t l, unsigned int *nsteer, bool *aligned)
 {
+	const struct atw_env *e = atw_env();
+	struct atw_extent x[MAXEXT];
+	int tries, n, f;
+
+	*aligned = false;
+	for (tries = 0; tries < STEER_TRIES; tries++) {
+		char from[512], to[512];
+		uint64_t miss = 0;
+
+		atw_env_unlink("wt_readers");
+		f = atw_env_open("wt_readers", O_TRUNC);
+		if (fallocate(f, 0, 0, l))
+			tap_bail("fallocate %zu: %s", l, strerror(errno));
+		n = atw_file_extents(f, 0, l, x, MAXEXT);
+		if (n == 1 && x[0].length == l && x[0].physical % l == 0) {
+			*aligned = true;
+			return f;
+		}
+		if (n >= 1)
+			miss = (l - (x[n - 1].physical + x[n - 1].length) % l) % l;
+		if (miss && fallocate(f, 0, l, miss))
+			tap_bail("fallocate %llu: %s", (unsigned long long)miss, strerror(errno));
+		fsync(f);
+		close(f);
+		snprintf(from, sizeof(from), "%s/wt_readers", e->dir);
+		snprintf(to, sizeof(to), "%s/wt_readers_steer%u", e->dir, (*nsteer)++);
+		if (rename(from, to))
+			tap_bail("rename %s: %s", from, strerror(errno));
+	}
+	atw_env_unlink("wt_readers");
+	f = atw_env_open("wt_readers", O_TRUNC);
+	if (fallocate(f, 0, 0, l))
+		tap_bail("fallocate %zu: %s", l, strerror(errno));
+	return f;
+}
+
+/*
+ * A new wt_readers whose [0, l) is one unwritten extent per block: a pad file
+ * takes the block after each.
+ */
+static int fragmented_file(size_t l)
+{
+	const struct atw_env *e = atw_env();
+	int f, pfd;
+	size_t i;
+
+	atw_env_unlink("wt_readers");
+	f = atw_env_open("wt_readers", O_TRUNC);
+	pfd = atw_env_open("wt_readers_pad", O_TRUNC);
+	for (i = 0; i * e->bs < l; i++)
+		if (fallocate(f, 0, i * e->bs, e->bs) || fallocate(pfd, 0, i * e->bs, e->bs))
+			tap_bail("fallocate of a fragment: %s", strerror(errno));
+	close(pfd);
+	return f;
+}
+
+/*
+ * Shares the block at l (past the range, which readers and writers never
+ * touch) with another file: the inode is then reflinked, and XFS writes each
+ * atomic unit of several blocks of it out of place.
+ */
+static void share_block_past(size_t l)
+{
+	const struct atw_env *e = atw_env();
+	struct file_clone_range r;
+	int src;
+
+	src = atw_env_open("wt_readers_src", O_TRUNC);
+	if (pwrite(src, all_a, e->bs, 0) != (ssize_t)e->bs || fsync(src))
+		tap_bail("wt_readers_src: %s", strerror(errno));
+	r.src_fd = src;
+	r.src_offset = 0;
+	r.src_length = e->bs;
+	r.dest_offset = l;
+	if (ioctl(fd, FICLONERANGE, &r))
+		diag("FICLONERANGE of a block past the range: %s (the writes after the first may go in place)",
+		     strerror(errno));
+	close(src);
+}
+
+/*
+ * After an atomic case: one more write of the range, traced. ALIGNED: in
+ * place, one WRITE ATOMIC(16) of the range at its address; FRAGMENTED: out
+ * of place, no atomic command.
+ */
+static void traced_write(const char *name, enum layout layout, bool aligned)
+{
+	const struct atw_env *e = atw_env();
+	struct atw_extent x[MAXEXT];
+	struct devcount dc;
+	unsigned int exact;
+	ssize_t ret;
+	int n, err;
+
+	n = atw_file_extents(fd, 0, len, x, MAXEXT);
+	err = devcount_start();
+	ret = atw_pwrite(fd, all_a, len, 0, wflags);
+	err = err ? err : devcount_stop(&dc, e->lbs);
+	if (err || ret != (ssize_t)len) {
+		check(0, "%s: a traced write after the run (%zd %s, trace %d)", name, ret,
+		      atw_err(ret), err);
+		return;
+	}
+	exact = n == 1 ? wt_atomics_exact(&dc, x[0].physical, len) : 0;
+	if (layout == FRAGMENTED) {
+		if (!check(dc.atomics == 0,
+			   "%s: a write after the run goes out of place (%u atomic commands)", name,
+			   dc.atomics))
+			devcount_print(&dc);
+	} else if (aligned) {
+		if (!check(dc.atomics == 1 && exact == 1,
+			   "%s: a write after the run goes in place (%u atomic commands, %u of the range)",
+			   name, dc.atomics, exact))
+			devcount_print(&dc);
+	} else {
+		skip("the allocator gave no aligned extent in 32 attempts",
+		     "%s: a write after the run goes in place (%u atomic commands, %u of the range)",
+		     name, dc.atomics, exact);
+	}
+}
+
+static void run_case(const char *name, size_t l, int flags, unsigned int secs, enum layout layout)
+{
+	const struct atw_env *e = atw_env();
+	struct atw_extent x[MAXEXT];
+	unsigned int nsteer = 0, i;
+	bool aligned = true;
 	unsigned char *rd;
 	pthread_t w, r;
 	time_t dl;
+	int n;
 
 	len = l;
 	wflags = flags;
@@ -117,11 +272,24 @@ static void run_case(const char *name, size_t l, int flags, unsigned int secs)
 	first_bad_write = 0;
 	first_mixed[0] = 0;
 
-	atw_env_unlink("wt_readers");
-	fd = atw_env_open("wt_readers", O_TRUNC);
+	if (layout == FRAGMENTED) {
+		fd = fragmented_file(len);
+	} else if (layout == ALIGNED && len > e->bs) {
+		fd = aligned_file(len, &nsteer, &aligned);
+	} else {
+		atw_env_unlink("wt_readers");
+		fd = atw_env_open("wt_readers", O_TRUNC);
+	}
 	if (pwrite(fd, all_a, len, 0) != (ssize_t)len || fsync(fd) ||
 	    pread(fd, rd, len, 0) != (ssize_t)len)
 		tap_bail("%s: prefill: %s", name, strerror(errno));
+	if (layout != WRITTEN) {
+		n = atw_file_extents(fd, 0, len, x, MAXEXT);
+		diag("%s: the range is %d extent(s)%s", name, n,
+		     n == 1 && x[0].physical % len == 0 ? ", at an address aligned to it" : "");
+	}
+	if (layout == FRAGMENTED)
+		share_block_past(len);
 
 	if (pthread_create(&w, NULL, writer, NULL) || pthread_create(&r, NULL, reader, NULL))
 		tap_bail("pthread_create");
@@ -142,8 +310,18 @@ static void run_case(const char *name, size_t l, int flags, unsigned int secs)
 	if (!check(mixed == 0, "%s: no read is a mix of two writes (%lu of %lu reads mixed)", name,
 		   mixed, reads))
 		diag("%s: first mixed %s", name, first_mixed);
+	if (layout != WRITTEN)
+		traced_write(name, layout, aligned);
 	close(fd);
 	atw_env_unlink("wt_readers");
+	atw_env_unlink("wt_readers_pad");
+	atw_env_unlink("wt_readers_src");
+	for (i = 0; i < nsteer; i++) {
+		char steer[64];
+
+		snprintf(steer, sizeof(steer), "wt_readers_steer%u", i);
+		atw_env_unlink(steer);
+	}
 	free(all_a);
 	free(all_b);
 	free(rd);
@@ -157,12 +335,22 @@ static void run(unsigned int secs)
 	if (e->lim.buf_known && e->lim.buf && atw_is_pow2(e->lim.buf_max)) {
 		snprintf(name, sizeof(name), "RWF_ATOMIC|RWF_WRITETHROUGH unit of %u bytes",
 			 e->lim.buf_max);
-		run_case(name, e->lim.buf_max, RWF_ATOMIC | RWF_WRITETHROUGH, secs);
+		run_case(name, e->lim.buf_max, RWF_ATOMIC | RWF_WRITETHROUGH, secs, ALIGNED);
+		if (e->lim.buf_max > e->bs) {
+			snprintf(name, sizeof(name),
+				 "RWF_ATOMIC|RWF_WRITETHROUGH unit of %u bytes, fragmented",
+				 e->lim.buf_max);
+			run_case(name, e->lim.buf_max, RWF_ATOMIC | RWF_WRITETHROUGH, secs,
+				 FRAGMENTED);
+		} else {
+			skip("a unit of one block lies in one extent",
+			     "atomic write-through vs readers, fragmented range");
+		}
 	} else {
 		skip("statx advertises no buffered atomic writes", "atomic write-through vs readers");
 	}
-	run_case("RWF_WRITETHROUGH of 64 KiB", PLAIN_LEN, RWF_WRITETHROUGH, secs);
-	run_case("buffered write of 64 KiB (control)", PLAIN_LEN, 0, secs);
+	run_case("RWF_WRITETHROUGH of 64 KiB", PLAIN_LEN, RWF_WRITETHROUGH, secs, WRITTEN);
+	run_case("buffered write of 64 KiB (control)", PLAIN_LEN, 0, secs, WRITTEN);
 }
 #endif
 
