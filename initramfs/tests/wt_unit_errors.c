@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Atomic write-throughs of several blocks that fail at the device
+ * (docs/design.md, "Units above one block"), on the XFS mounted at DIR:
+ *
+ *  torn read: a unit of more than 31 pages (one read(2) batch of folios)
+ *     written in place (one aligned written extent) as one WRITE ATOMIC(16)
+ *     that the device fails, while a reader pread()s the unit. The reader's
+ *     destination has a userfaultfd "missing" page, so the reader parks in
+ *     its first batch of folios until the write has returned; the rest of
+ *     its read comes after. The read must be wholly the old data or wholly
+ *     the new, never the new data of its first batch and the old of the
+ *     second (as it was when the iolock was dropped before the failed
+ *     write's completion dropped its data from the cache). Rounds until the
+ *     reader is seen inside the write's I/O (at most ROUNDS); the disk should
+ *     be slow (plans/wt: ndelay=2000000) so that the I/O lasts.
+ *
+ *  dirty data under a failed unit: a plain buffered write leaves two blocks
+ *     dirty (delalloc) where an atomic write-through of two blocks then goes
+ *     out of place, and the device fails the next WRITE(16). After the
+ *     failure no delalloc extent may remain in the range (its reservation
+ *     would leak: st_blocks counts blocks that do not exist, and XFS warns
+ *     at inode reclaim and unmount); the range reads the plain write's data
+ *     or zeros, never the failed write's; the file system unmounts cleanly.
+ *
+ * SKIP where buffered atomic units do not reach the size needed.
+ *
+ * usage: wt_unit_errors DIR
+ */
+#include "lib/wt_common.h"
+
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#ifdef RWF_WRITETHROUGH
+
+#define ROUNDS 12
+#define BATCH 31		/* PAGEVEC_SIZE: folios per filemap_read() batch */
+#define PARK_PAGE 1		/* the reader's missing page: in its first batch */
+#define WRITE_ATOMIC_16 0x9c
+
+static struct atw_env *env;
+static size_t pagesz;
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* --- torn read --- */
+
+struct round {
+	int fd;
+	size_t unit;
+	off_t off;
+	int uffd;
+	unsigned char *dst;		/* the reader's destination */
+	atomic_int wstarted, wdone, rstarted, rdone;
+	uint64_t w_t0, w_t1, r_t0;	/* µs */
+	ssize_t wret, rret;
+};
+
+static void *writer(void *arg)
+{
+	struct round *r = arg;
+	void *buf = atw_alloc(r->unit);
+
+	wt_pattern(buf, r->unit, r->off, 2);
+	r->w_t0 = now_us();
+	atomic_store(&r->wstarted, 1);
+	r->wret = atw_pwrite(r->fd, buf, r->unit, r->off, RWF_ATOMIC | RWF_WRITETHROUGH);
+	r->w_t1 = now_us();
+	atomic_store(&r->wdone, 1);
+	free(buf);
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	struct round *r = arg;
+
+	while (!atomic_load(&r->wstarted))
+		;
+	usleep(1000);	/* past the copy, into the I/O (2 ms a command) */
+	r->r_t0 = now_us();
+	atomic_store(&r->rstarted, 1);
+	r->rret = atw_pread(r->fd, r->dst, r->unit, r->off);
+	atomic_store(&r->rdone, 1);
+	return NULL;
+}
+
+/*
+ * The reader's fault on its missing page is answered only once the write has
+ * returned (or after 10 s: a reader that went first holds the iolock shared
+ * and the write waits for it; that round proves nothing).
+ */
+static void *supplier(void *arg)
+{
+	struct round *r = arg;
+	struct uffdio_copy copy = { 0 };
+	struct uffd_msg msg;
+	struct pollfd pf = { .fd = r->uffd, .events = POLLIN };
+	time_t deadline = time(NULL) + 20;
+	void *page = atw_alloc(pagesz);
+
+	memset(page, 0xee, pagesz);
+	while (time(NULL) < deadline && !atomic_load(&r->rdone)) {
+		if (poll(&pf, 1, 50) != 1)
+			continue;
+		if (read(r->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+		    msg.event != UFFD_EVENT_PAGEFAULT)
+			continue;
+		deadline = time(NULL) + 10;
+		while (!atomic_load(&r->wdone) && time(NULL) < deadline)
+			usleep(1000);
+		copy.dst = msg.arg.pagefault.address & ~(uint64_t)(pagesz - 1);
+		copy.src = (uintptr_t)page;
+		copy.len = pagesz;
+		ioctl(r->uffd, UFFDIO_COPY, &copy);
+		break;
+	}
+	free(page);
+	return NULL;
+}
+
+/* A new file whose [0, unit) is one written extent at a device address aligned to unit. */
+static int aligned_file(size_t unit)
+{
+	struct atw_extent ext[4];
+	int tries, fd, pad = -1;
+
+	for (tries = 0; tries < 32; tries++) {
+		void *buf = atw_alloc(unit);
+		uint64_t miss;
+		int n;
+
+		atw_env_unlink("unit_err");
+		fd = atw_env_open("unit_err", O_DIRECT | O_TRUNC);
+		wt_pattern(buf, unit, 0, 1);
+		if (pwrite(fd, buf, unit, 0) != (ssize_t)unit || fsync(fd))
+			tap_bail("write %zu: %s", unit, strerror(errno));
+		free(buf);
+		n = atw_file_extents(fd, 0, unit, ext, 4);
+		if (n == 1 && ext[0].length == unit && ext[0].physical % unit == 0) {
+			if (pad >= 0)
+				close(pad);
+			return fd;
+		}
+		close(fd);
+		/* keep those blocks taken, push the next file's to the next aligned address */
+		if (pad < 0)
+			pad = atw_env_open("unit_err_pad", O_TRUNC);
+		miss = n >= 1 ? (unit - ext[0].physical % unit) % unit : 0;
+		{
+			char from[512], to[512];
+
+			snprintf(from, sizeof(from), "%s/unit_err", env->dir);
+			snprintf(to, sizeof(to), "%s/unit_err_old%d", env->dir, tries);
+			if (rename(from, to))
+				tap_bail("rename: %s", strerror(errno));
+		}
+		if (miss && fallocate(pad, 0, (off_t)tries * unit * 2, miss))
+			tap_bail("fallocate pad: %s", strerror(errno));
+		fsync(pad);
+	}
+	if (pad >= 0)
+		close(pad);
+	return -1;
+}
+
+/* Page cache of [0, unit) as order-0 folios: dropped, then read a page at a time. */
+static void small_folios(int fd, size_t unit)
+{
+	int bfd;
+	char path[512];
+	void *pg = atw_alloc(pagesz);
+	size_t o;
+
+	snprintf(path, sizeof(path), "%s/unit_err", env->dir);
+	bfd = open(path, O_RDONLY);
+	if (bfd < 0)
+		tap_bail("open %s: %s", path, strerror(errno));
+	(void)fd;
+	posix_fadvise(bfd, 0, 0, POSIX_FADV_DONTNEED);
+	posix_fadvise(bfd, 0, 0, POSIX_FADV_RANDOM);
+	for (o = unit; o > 0; o -= pagesz)	/* backwards: no readahead window */
+		if (pread(bfd, pg, pagesz, o - pagesz) != (ssize_t)pagesz)
+			tap_bail("pread: %s", strerror(errno));
+	close(bfd);
+	free(pg);
+}
+
+static void torn_read(void)
+{
+	size_t unit = env->lim.buf_max;
+	int fd, k, inside = 0, mixed = 0, bad_write = 0;
+	char path[512];
+
+	if (unit > 64 * pagesz)
+		unit = 64 * pagesz;
+	if (unit / pagesz <= BATCH || unit < 2 * env->bs) {
+		skip("the buffered atomic unit fits one read batch of folios",
+		     "torn read: unit max %u, %d pages a batch", env->lim.buf_max, BATCH);
+		return;
+	}
+	fd = aligned_file(unit);
+	if (fd < 0) {
+		skip("the allocator gave no extent aligned to the unit",
+		     "torn read: in-place unit of %zu", unit);
+		return;
+	}
+	close(fd);
+	snprintf(path, sizeof(path), "%s/unit_err", env->dir);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		tap_bail("open: %s", strerror(errno));
+
+	for (k = 0; k < ROUNDS && !inside; k++) {
+		struct round r = { .fd = fd, .unit = unit, .off = 0 };
+		struct uffdio_api api = { .api = UFFD_API };
+		struct uffdio_register reg = { 0 };
+		pthread_t tw, tr, ts;
+		enum wt_version v;
+		uint64_t gen;
+		int err;
+
+		small_folios(fd, unit);
+		r.dst = mmap(NULL, unit, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (r.dst == MAP_FAILED)
+			tap_bail("mmap: %s", strerror(errno));
+		for (size_t p = 0; p < unit / pagesz; p++)	/* all but the parked page */
+			if (p != PARK_PAGE)
+				r.dst[p * pagesz] = 0;
+		r.uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+		if (r.uffd < 0 || ioctl(r.uffd, UFFDIO_API, &api)) {
+			skip("userfaultfd unavailable", "torn read: %s", strerror(errno));
+			munmap(r.dst, unit);
+			close(fd);
+			return;
+		}
+		reg.range.start = (uintptr_t)(r.dst + PARK_PAGE * pagesz);
+		reg.range.len = pagesz;
+		reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+		if (ioctl(r.uffd, UFFDIO_REGISTER, &reg))
+			tap_bail("UFFDIO_REGISTER: %s", strerror(errno));
+
+		err = wt_inject(WRITE_ATOMIC_16, WT_INJECT_TIMES);
+		if (err)
+			tap_bail("inject: %s", strerror(-err));
+		pthread_create(&ts, NULL, supplier, &r);
+		pthread_create(&tr, NULL, reader, &r);
+		pthread_create(&tw, NULL, writer, &r);
+		if (wt_join_by(tw, wt_deadline(60)) || wt_join_by(tr, wt_deadline(60)) ||
+		    wt_join_by(ts, wt_deadline(60)))
+			tap_bail("round %d: a thread is stuck", k);
+		wt_inject_clear(WRITE_ATOMIC_16);
+		close(r.uffd);
+
+		if (r.wret != -EIO)
+			bad_write++;
+		/* the reader began inside the write's I/O: copy done, completion not */
+		if (r.r_t0 > r.w_t0 && r.r_t0 < r.w_t1)
+			inside++;
+		/* the parked page holds the supplier's bytes: judge the others */
+		v = WT_V_MIXED;
+		if (r.rret == (ssize_t)unit) {
+			bool old = wt_pattern_bad(r.dst + (PARK_PAGE + 1) * pagesz,
+						  unit - (PARK_PAGE + 1) * pagesz,
+						  (PARK_PAGE + 1) * pagesz, 1) < 0 &&
+				   wt_pattern_bad(r.dst, PARK_PAGE * pagesz, 0, 1) < 0;
+			bool new = wt_pattern_bad(r.dst + (PARK_PAGE + 1) * pagesz,
+						  unit - (PARK_PAGE + 1) * pagesz,
+						  (PARK_PAGE + 1) * pagesz, 2) < 0 &&
+				   wt_pattern_bad(r.dst, PARK_PAGE * pagesz, 0, 2) < 0;
+
+			v = old || new ? WT_V_ONE : WT_V_MIXED;
+			gen = old ? 1 : 2;
+			if (v == WT_V_MIXED) {
+				mixed++;
+				diag("round %d: the read mixed the failed write's data with the old: first page %s, last page %s",
+				     k,
+				     wt_pattern_bad(r.dst, pagesz, 0, 2) < 0 ? "new" : "old",
+				     wt_pattern_bad(r.dst + unit - pagesz, pagesz, unit - pagesz, 2) < 0 ?
+				     "new" : "old");
+			} else {
+				diag("round %d: read wholly %s", k, gen == 1 ? "old" : "new");
+			}
+		} else {
+			mixed++;
+			diag("round %d: read returned %zd", k, r.rret);
+		}
+		diag("round %d: write %s after %llu us, reader started %lld us after it",
+		     k, atw_err(r.wret), (unsigned long long)(r.w_t1 - r.w_t0),
+		     (long long)(r.r_t0 - r.w_t0));
+		munmap(r.dst, unit);
+	}
+	check(!bad_write, "torn read: every in-place atomic write of %zu failed with EIO (%d did not)",
+	      unit, bad_write);
+	check(!mixed, "torn read: a read beside a failed atomic write of %zu is whole (%d mixed in %d rounds)",
+	      unit, mixed, k);
+	if (!inside)
+		diag("torn read: the reader never started inside the write's I/O (the iolock kept it out)");
+	{
+		void *buf = atw_alloc(unit);
+
+		check(atw_pread(fd, buf, unit, 0) == (ssize_t)unit &&
+		      wt_pattern_bad(buf, unit, 0, 1) < 0,
+		      "torn read: the unit reads the old data after the failed writes");
+		free(buf);
+	}
+	close(fd);
+}
+
+/* --- dirty data under a failed unit --- */
+
+static void dirty_under_failed(void)
+{
+	size_t unit = 2 * env->bs;
+	off_t off = 16 * (off_t)unit;
+	void *buf, *rd;
+	uint64_t phys, avail;
+	int fd, m, err;
+	uint8_t wop;
+	ssize_t ret;
+	bool plain, zeros;
+
+	if (env->lim.buf_max < unit) {
+		skip("no buffered atomic unit of two blocks", "dirty data under a failed unit: max %u",
+		     env->lim.buf_max);
+		return;
+	}
+	/* the plain write command sd uses here (WRITE(10) or WRITE(16)) */
+	wop = wt_find_write_opcode();
+	atw_env_unlink("unit_dirty");
+	fd = atw_env_open("unit_dirty", O_TRUNC);
+	if (ftruncate(fd, 64 * (off_t)unit) || fsync(fd))
+		tap_bail("ftruncate: %s", strerror(errno));
+	buf = atw_alloc(unit);
+	rd = atw_alloc(unit);
+	wt_pattern(buf, unit, off, 1);
+	if (pwrite(fd, buf, unit, off) != (ssize_t)unit)
+		tap_bail("plain write: %s", strerror(errno));
+	m = wt_map(fd, off, &phys, &avail);
+	if (!(m & WT_MAP_DELALLOC)) {
+		skip("the plain write was not left delalloc", "dirty data under a failed unit: map 0x%x", m);
+		goto out;
+	}
+
+	wt_pattern(buf, unit, off, 2);
+	err = wt_inject(wop, WT_INJECT_TIMES);
+	if (err)
+		tap_bail("inject: %s", strerror(-err));
+	ret = atw_pwrite(fd, buf, unit, off, RWF_ATOMIC | RWF_WRITETHROUGH);
+	wt_inject_clear(wop);
+	check(ret == -EIO, "dirty data under a failed unit: the write fails with EIO (%s)",
+	      atw_err(ret));
+	m = wt_map(fd, off, &phys, &avail);
+	m |= wt_map(fd, off + env->bs, &phys, &avail);
+	check(!(m & WT_MAP_DELALLOC),
+	      "dirty data under a failed unit: no delalloc extent is left in the range (map 0x%x)", m);
+	ret = atw_pread(fd, rd, unit, off);
+	plain = ret == (ssize_t)unit && wt_pattern_bad(rd, unit, off, 1) < 0;
+	zeros = ret == (ssize_t)unit && wt_nonzero(rd, unit) < 0;
+	check(plain || zeros,
+	      "dirty data under a failed unit: the range reads the plain write's data or zeros (%s)",
+	      plain ? "plain" : zeros ? "zeros" : "other");
+	fsync(fd);
+	close(fd);
+	fd = -1;
+	wt_remount();
+	fd = atw_env_open("unit_dirty", 0);
+	ret = atw_pread(fd, rd, unit, off);
+	check(ret == (ssize_t)unit && wt_pattern_bad(rd, unit, off, 2) >= 0,
+	      "dirty data under a failed unit: after a remount the failed write's data is not there");
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(rd);
+}
+
+int main(int argc, char **argv)
+{
+	tap_start("wt_unit_errors");
+	env = atw_env_setup(argc, argv, "usage: wt_unit_errors DIR");
+	pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	if (!env->lim.buf || env->lim.buf_max < 2 * env->bs) {
+		skip("no buffered atomic unit above one block advertised",
+		     "statx buffered unit max %u, block size %u", env->lim.buf_max, env->bs);
+		return tap_done();
+	}
+	dirty_under_failed();
+	torn_read();
+	return tap_done();
+}
+
+#else
+
+int main(void)
+{
+	tap_start("wt_unit_errors");
+	skip(WT_UAPI_SKIP, "atomic write-throughs of several blocks");
+	return tap_done();
+}
+
+#endif
