@@ -79,7 +79,8 @@ void section_powercut(FILE *out)
 		"judged (the writeback-time design drops atomicity on overwrite by\n"
 		"design). Configurations a kernel refuses are left out.\n"
 		"pg-*: PostgreSQL 15 pgbench on XFS with 8 KiB blocks, one page one\n"
-		"unit (clients/postgres/pg_powercut): torn = cuts after which WAL\n"
+		"unit (-bs4k: 4 KiB blocks, a page is a unit of two blocks;\n"
+		"clients/postgres/pg_powercut): torn = cuts after which WAL\n"
 		"recovery failed or pg_checksums found bad blocks; lost/acked =\n"
 		"commits pgbench saw acknowledged, missing after recovery.\n");
 	for (k = 0; k < nkernels; k++)
