@@ -347,6 +347,23 @@ static void check_way(const char *L, size_t unit, bool hw,
  * there: nothing at EOF, zeros over holes and unwritten extents, else
  * generation 1.
  */
+/*
+ * The atomic write of generation 2 of [off, off + unit) under the device
+ * trace; *err: the trace's error (0: dc holds every command).
+ */
+static ssize_t traced_write(int wfd, size_t unit, off_t off, struct devcount *dc, int *err)
+{
+	void *buf = atw_alloc(unit);
+	ssize_t ret;
+
+	atw_fill(buf, unit, off, 2);
+	*err = devcount_start();
+	ret = atw_pwrite(wfd, buf, unit, off, atomic_flags());
+	*err = *err ? *err : devcount_stop(dc, env->lbs);
+	free(buf);
+	return ret;
+}
+
 static bool reads_old(int fd, size_t unit, int layout, off_t off)
 {
 	void *buf = atw_alloc(unit);
@@ -436,12 +453,7 @@ static void one_case(size_t unit, int layout, bool *seen_hw, bool *seen_sw)
 		check(reads_old(wfd, unit, layout, off),
 		      "%s: the page cache holds the old data before the write", L);
 
-	buf = atw_alloc(unit);
-	atw_fill(buf, unit, off, 2);
-	err = devcount_start();
-	ret = atw_pwrite(wfd, buf, unit, off, atomic_flags());
-	err = err ? err : devcount_stop(&dc, env->lbs);
-	free(buf);
+	ret = traced_write(wfd, unit, off, &dc, &err);
 	check(ret == (ssize_t)unit, "%s: atomic %s at %lld (%s)", L,
 	      wt ? "write-through" : "O_DIRECT write", (long long)off, atw_err(ret));
 	if (wt)
@@ -499,7 +511,6 @@ static void dirty_neighbours(size_t unit, int layout)
 	struct devcount dc;
 	char L[128];
 	bool hw, old;
-	void *buf;
 	ssize_t ret;
 
 	case_label(L, sizeof(L), unit, layout, NB_WHAT);
@@ -519,12 +530,7 @@ static void dirty_neighbours(size_t unit, int layout)
 		diag("%s: a neighbour is not delalloc: written back already?", L);
 	check(old, "%s: the page cache holds the old data before the write", L);
 
-	buf = atw_alloc(unit);
-	atw_fill(buf, unit, off, 2);
-	err = devcount_start();
-	ret = atw_pwrite(wfd, buf, unit, off, atomic_flags());
-	err = err ? err : devcount_stop(&dc, env->lbs);
-	free(buf);
+	ret = traced_write(wfd, unit, off, &dc, &err);
 	check(ret == (ssize_t)unit, "%s: atomic write-through at %lld (%s)", L,
 	      (long long)off, atw_err(ret));
 	check_device(L, wfd, unit, off, 2);
