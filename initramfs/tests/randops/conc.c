@@ -158,7 +158,7 @@ struct fp {
 	struct range r[2];
 	bool shrink[NFILES], need[NFILES], trunc[NFILES];
 	bool mmap_w, copy, dio_w, async_dio, buf_w, batch;
-	bool insert, mmap_r;
+	bool remap, mmap_r;	/* remap: insert range, clone/dedupe into file */
 	uint8_t file;
 };
 
@@ -231,12 +231,12 @@ static void op_fp(const struct op *o, struct fp *p)
 		break;
 	case K_INSERT:
 		fp_add(p, f, true, o->off, ~0ULL);
-		p->need[f] = p->insert = true;
+		p->need[f] = p->remap = true;
 		break;
 	case K_CLONE: case K_DEDUPE:
 		fp_add(p, f, true, ext(f, o->off, end), end);
 		fp_add(p, f2, false, o->off2, o->off2 + o->len);
-		p->need[f2] = true;
+		p->need[f2] = p->remap = true;
 		if (o->kind == K_DEDUPE)
 			p->need[f] = true;
 		break;
@@ -276,7 +276,7 @@ static bool excludes(const struct fp *a, const struct fp *b)
 		return true;
 	if (a->async_dio && b->trunc[a->file] && !dio_aio_trunc)
 		return true;
-	if (a->insert && b->mmap_r && a->file == b->file && !insert_mmap)
+	if (a->remap && b->mmap_r && a->file == b->file && !remap_mmap)
 		return true;
 	for (i = 0; i < a->n; i++) {
 		for (j = 0; j < b->n; j++) {

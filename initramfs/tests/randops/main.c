@@ -117,12 +117,16 @@
  *   byte 942080 (size 950272): this order gives 77, found 00"). Timing
  *   decides where: seeds 1 to 6 each found it within 16 s in all.
  *
- *   A concurrent group never holds an insert range and an mmap read of the
- *   same file, unless -I. Not understood yet (docs/findings.md, "An mmap
- *   reader saw an insert range half done"): on the PG_atomic kernel an mmap
- *   reader of a file read zeros at the first byte after a range being
- *   inserted, a state neither before nor after the insert. -I draws them
- *   together; reproducer (slow disk, 2 ms a command; failed in 2 of 3 runs):
+ *   A concurrent group never holds a remap of a file (an insert range, or a
+ *   clone or dedupe into it) and an mmap read of the same file, unless -I.
+ *   Not understood yet (docs/findings.md, "An mmap reader saw an insert
+ *   range half done"): on the PG_atomic kernel an mmap reader of a file
+ *   read zeros at the first byte after a range being inserted, and on the
+ *   write-through kernel one read zeros at the first byte of a range being
+ *   cloned into the file (seed 42 -c 3, 4 KiB blocks and sectors, group
+ *   #46..#48 of scripts/test 2026-12-06 16:49): states neither before nor
+ *   after the remap. -I draws them together; reproducer (slow disk, 2 ms a
+ *   command; failed in 2 of 3 runs):
  *     ATW_NO_BUILD=1 scripts/boot pgatomic --env ATW_NDELAY=2000000 -- \
  *       PROG -s 44 -n 100000 -t 10 -c 3 -I /mnt/test
  *   (op #109 insert of 16384 at 602112 beside #110, an mmap read of
@@ -175,7 +179,7 @@ uint64_t maxf = 2u << 20, lo;
 unsigned int qd = 4, nreaders, drop_ms, hang_secs = 150;
 bool bg_mmap, bg_remap, verbose;
 bool dio_past_eof, dio_share_pages, dio_aio_trunc;	/* -E, -P, -T: see the header */
-bool insert_mmap;	/* -I: see the header */
+bool remap_mmap;	/* -I: see the header */
 bool cut_refdrop_unsynced;	/* -S: see the header */
 const char *logpath, *replay;
 unsigned int bs, lbs, ps;
@@ -508,7 +512,7 @@ int main(int argc, char **argv)
 		case 'E': dio_past_eof = true; break;
 		case 'P': dio_share_pages = true; break;
 		case 'T': dio_aio_trunc = true; break;
-		case 'I': insert_mmap = true; break;
+		case 'I': remap_mmap = true; break;
 		case 'S': cut_refdrop_unsynced = true; break;
 		case 'v': verbose = true; break;
 		case 'C': ncuts = atoi(optarg); break;

@@ -110,7 +110,7 @@ extern uint64_t maxf, lo;
 extern unsigned int qd, nreaders, drop_ms, hang_secs;
 extern bool bg_mmap, bg_remap, verbose;
 extern bool dio_past_eof, dio_share_pages, dio_aio_trunc;	/* -E, -P, -T: see main.c */
-extern bool insert_mmap;	/* -I: see main.c */
+extern bool remap_mmap;	/* -I: see main.c */
 extern bool cut_refdrop_unsynced;	/* -S: see main.c */
 extern const char *logpath, *replay;
 extern unsigned int bs, lbs, ps;
