@@ -260,6 +260,46 @@ int wt_mount(void)
 	return 0;
 }
 
+int wt_aligned_file(const char *name, int flags, off_t off, size_t len, bool *aligned)
+{
+	static unsigned int nsteer;
+	const char *dir = atw_env()->dir;
+	struct atw_extent x[64];
+	int tries, n, fd;
+
+	*aligned = false;
+	for (tries = 0; tries < 32; tries++) {
+		char from[512], to[512];
+		uint64_t miss = 0;
+
+		atw_env_unlink(name);
+		fd = atw_env_open(name, flags | O_TRUNC);
+		if (fallocate(fd, 0, off, len))
+			tap_bail("fallocate %zu: %s", len, strerror(errno));
+		n = atw_file_extents(fd, off, len, x, 64);
+		if (n == 1 && x[0].length == len && x[0].physical % len == 0) {
+			*aligned = true;
+			return fd;
+		}
+		if (n >= 1)
+			miss = (len - (x[n - 1].physical + x[n - 1].length) % len) % len;
+		if (miss && fallocate(fd, 0, off + len, miss))
+			tap_bail("fallocate %llu: %s", (unsigned long long)miss, strerror(errno));
+		fsync(fd);
+		close(fd);
+		snprintf(from, sizeof(from), "%s/%s", dir, name);
+		snprintf(to, sizeof(to), "%s/%s_steer%u", dir, name, nsteer++);
+		if (rename(from, to))
+			tap_bail("rename %s: %s", from, strerror(errno));
+	}
+	diag("%s: no extent of %zu aligned to it in %d attempts", name, len, tries);
+	atw_env_unlink(name);
+	fd = atw_env_open(name, flags | O_TRUNC);
+	if (fallocate(fd, 0, off, len))
+		tap_bail("fallocate %zu: %s", len, strerror(errno));
+	return fd;
+}
+
 void wt_remount(void)
 {
 	int ret = wt_umount();

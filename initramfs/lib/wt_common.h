@@ -180,6 +180,19 @@ int wt_mount(void);
 /* Unmounts and mounts the test filesystem; every fd on it must be closed. */
 void wt_remount(void);
 
+/*
+ * A new file name (opened O_TRUNC | flags in the test directory) whose
+ * [off, off + len) is one unwritten extent at a device address aligned to
+ * len, where an atomic unit of len can go in place. The allocator promises
+ * no alignment, but gives a new file's first blocks after what the files
+ * before it took: a misaligned attempt is kept (renamed NAME_steerN, left
+ * until the file system is made again), its blocks extended up to the next
+ * aligned address, and the next attempt is a new file. Returns the fd;
+ * *aligned is false if 32 attempts did not make it (the range is then
+ * allocated all the same).
+ */
+int wt_aligned_file(const char *name, int flags, off_t off, size_t len, bool *aligned);
+
 void wt_drop_caches(void);
 
 /*

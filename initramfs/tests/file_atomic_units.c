@@ -83,7 +83,6 @@ static const char *const layout_name[NLAYOUTS] = {
 
 static struct atw_env *env;
 static unsigned int dev_max;	/* the device's atomic write unit max */
-static unsigned int nabandoned;	/* files left holding steering blocks */
 static bool aligned_failed;	/* an aligned layout could not be made */
 static bool wt;			/* -w: buffered RWF_ATOMIC | RWF_WRITETHROUGH */
 static size_t umax;		/* the largest unit: statx DIO or buffered max */
@@ -136,45 +135,16 @@ static int new_file(const char *name, size_t unit)
 	return fd;
 }
 
-/*
- * A new file under name whose [off, off + unit) is one unwritten extent at a
- * device address aligned to unit. The allocator promises no alignment, but
- * gives a new file's first blocks near its inode, at the end of what the
- * files before it took: when an attempt lands misaligned, keep its blocks
- * (the file is renamed away), extend them up to the next aligned address,
- * and try again with a new file. Returns the fd; sets aligned_failed after
- * 32 attempts.
- */
+/* A new file of 4 units whose [off, off + unit) is aligned (wt_aligned_file()). */
 static int make_aligned(const char *name, off_t off, size_t unit)
 {
-	struct atw_extent ext[MAXEXT];
-	int tries, n, fd = -1;
+	bool aligned;
+	int fd = wt_aligned_file(name, O_DIRECT, off, unit, &aligned);
 
-	for (tries = 0; tries < 32; tries++) {
-		char from[512], to[512];
-		uint64_t miss;
-
-		fd = new_file(name, unit);
-		if (fallocate(fd, 0, off, unit))
-			tap_bail("fallocate %zu: %s", unit, strerror(errno));
-		n = atw_file_extents(fd, off, unit, ext, MAXEXT);
-		if (n == 1 && ext[0].length == unit && ext[0].physical % unit == 0)
-			return fd;
-		miss = n >= 1 ? (unit - (ext[n - 1].physical + ext[n - 1].length) % unit) % unit : 0;
-		if (miss && fallocate(fd, 0, off + unit, miss))
-			tap_bail("fallocate %llu: %s", (unsigned long long)miss, strerror(errno));
-		fsync(fd);
-		close(fd);
-		snprintf(from, sizeof(from), "%s/%s", env->dir, name);
-		snprintf(to, sizeof(to), "%s/abandoned_%u", env->dir, nabandoned++);
-		if (rename(from, to))
-			tap_bail("rename %s: %s", from, strerror(errno));
-	}
-	diag("%zu: no aligned extent in %d attempts", unit, tries);
-	aligned_failed = true;
-	fd = new_file(name, unit);
-	if (fallocate(fd, 0, off, unit))
-		tap_bail("fallocate %zu: %s", unit, strerror(errno));
+	if (!aligned)
+		aligned_failed = true;
+	if (ftruncate(fd, 4 * (off_t)unit))
+		tap_bail("ftruncate: %s", strerror(errno));
 	return fd;
 }
 

@@ -41,7 +41,6 @@
 #define MAX_WRITES 1000000
 #define JOIN_SECS 300	/* a hang, not a measurement */
 #define MAXEXT 256
-#define STEER_TRIES 32
 
 /* How the range lies on the device before a case. */
 enum layout {
@@ -116,52 +115,6 @@ static void *reader(void *arg)
 	}
 	free(rd);
 	return NULL;
-}
-
-/*
- * A new wt_readers whose [0, l) is one unwritten extent at a device address
- * aligned to l. The allocator promises no alignment but gives a new file's
- * first blocks after what the files before it took: a misaligned attempt is
- * kept (renamed wt_readers_steerN) and extended up to the next aligned
- * address, and the next attempt is a new file. *nsteer counts the kept files;
- * *aligned says whether it worked in STEER_TRIES attempts.
- */
-static int aligned_file(size_t l, unsigned int *nsteer, bool *aligned)
-{
-	const struct atw_env *e = atw_env();
-	struct atw_extent x[MAXEXT];
-	int tries, n, f;
-
-	*aligned = false;
-	for (tries = 0; tries < STEER_TRIES; tries++) {
-		char from[512], to[512];
-		uint64_t miss = 0;
-
-		atw_env_unlink("wt_readers");
-		f = atw_env_open("wt_readers", O_TRUNC);
-		if (fallocate(f, 0, 0, l))
-			tap_bail("fallocate %zu: %s", l, strerror(errno));
-		n = atw_file_extents(f, 0, l, x, MAXEXT);
-		if (n == 1 && x[0].length == l && x[0].physical % l == 0) {
-			*aligned = true;
-			return f;
-		}
-		if (n >= 1)
-			miss = (l - (x[n - 1].physical + x[n - 1].length) % l) % l;
-		if (miss && fallocate(f, 0, l, miss))
-			tap_bail("fallocate %llu: %s", (unsigned long long)miss, strerror(errno));
-		fsync(f);
-		close(f);
-		snprintf(from, sizeof(from), "%s/wt_readers", e->dir);
-		snprintf(to, sizeof(to), "%s/wt_readers_steer%u", e->dir, (*nsteer)++);
-		if (rename(from, to))
-			tap_bail("rename %s: %s", from, strerror(errno));
-	}
-	atw_env_unlink("wt_readers");
-	f = atw_env_open("wt_readers", O_TRUNC);
-	if (fallocate(f, 0, 0, l))
-		tap_bail("fallocate %zu: %s", l, strerror(errno));
-	return f;
 }
 
 /*
@@ -253,7 +206,6 @@ static void run_case(const char *name, size_t l, int flags, unsigned int secs, e
 {
 	const struct atw_env *e = atw_env();
 	struct atw_extent x[MAXEXT];
-	unsigned int nsteer = 0, i;
 	bool aligned = true;
 	unsigned char *rd;
 	pthread_t w, r;
@@ -275,7 +227,7 @@ static void run_case(const char *name, size_t l, int flags, unsigned int secs, e
 	if (layout == FRAGMENTED) {
 		fd = fragmented_file(len);
 	} else if (layout == ALIGNED && len > e->bs) {
-		fd = aligned_file(len, &nsteer, &aligned);
+		fd = wt_aligned_file("wt_readers", 0, 0, len, &aligned);
 	} else {
 		atw_env_unlink("wt_readers");
 		fd = atw_env_open("wt_readers", O_TRUNC);
@@ -316,12 +268,6 @@ static void run_case(const char *name, size_t l, int flags, unsigned int secs, e
 	atw_env_unlink("wt_readers");
 	atw_env_unlink("wt_readers_pad");
 	atw_env_unlink("wt_readers_src");
-	for (i = 0; i < nsteer; i++) {
-		char steer[64];
-
-		snprintf(steer, sizeof(steer), "wt_readers_steer%u", i);
-		atw_env_unlink(steer);
-	}
 	free(all_a);
 	free(all_b);
 	free(rd);

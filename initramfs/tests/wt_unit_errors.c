@@ -143,46 +143,19 @@ static void *supplier(void *arg)
 /* A new file whose [0, unit) is one written extent at a device address aligned to unit. */
 static int aligned_file(size_t unit)
 {
-	struct atw_extent ext[4];
-	int tries, fd, pad = -1;
+	void *buf = atw_alloc(unit);
+	bool aligned;
+	int fd = wt_aligned_file("unit_err", O_DIRECT, 0, unit, &aligned);
 
-	for (tries = 0; tries < 32; tries++) {
-		void *buf = atw_alloc(unit);
-		uint64_t miss;
-		int n;
-
-		atw_env_unlink("unit_err");
-		fd = atw_env_open("unit_err", O_DIRECT | O_TRUNC);
-		wt_pattern(buf, unit, 0, 1);
-		if (pwrite(fd, buf, unit, 0) != (ssize_t)unit || fsync(fd))
-			tap_bail("write %zu: %s", unit, strerror(errno));
-		free(buf);
-		n = atw_file_extents(fd, 0, unit, ext, 4);
-		if (n == 1 && ext[0].length == unit && ext[0].physical % unit == 0) {
-			if (pad >= 0)
-				close(pad);
-			return fd;
-		}
+	wt_pattern(buf, unit, 0, 1);
+	if (pwrite(fd, buf, unit, 0) != (ssize_t)unit || fsync(fd))
+		tap_bail("write %zu: %s", unit, strerror(errno));
+	free(buf);
+	if (!aligned) {
 		close(fd);
-		/* keep those blocks taken, push the next file's to the next aligned address */
-		if (pad < 0)
-			pad = atw_env_open("unit_err_pad", O_TRUNC);
-		miss = n >= 1 ? (unit - ext[0].physical % unit) % unit : 0;
-		{
-			char from[512], to[512];
-
-			snprintf(from, sizeof(from), "%s/unit_err", env->dir);
-			snprintf(to, sizeof(to), "%s/unit_err_old%d", env->dir, tries);
-			if (rename(from, to))
-				tap_bail("rename: %s", strerror(errno));
-		}
-		if (miss && fallocate(pad, 0, (off_t)tries * unit * 2, miss))
-			tap_bail("fallocate pad: %s", strerror(errno));
-		fsync(pad);
+		return -1;
 	}
-	if (pad >= 0)
-		close(pad);
-	return -1;
+	return fd;
 }
 
 /* Page cache of [0, unit) as order-0 folios: dropped, then read a page at a time. */
