@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * section_curves.c: the cost curves of scripts/compare --curves (the
- * "c-" workloads of initramfs/plans/bench, at 20 us): for each family --
+ * section_curves.c: the cost curves of scripts/compare (round 1 by default,
+ * every round with --curves; the "c-" workloads of initramfs/plans/bench, at
+ * 20 us): for each family --
  * atomic write size, plain write size, io_uring queue depth, writers of one
  * file, writers of a file each -- ops/s of each design on its own kernel
  * (median of the rounds) and its ratio to DIO of the same shape on the same
@@ -164,13 +165,14 @@ void section_curves(FILE *out)
 {
 	unsigned int i;
 
-	hr(out, "Cost curves (20 us device; scripts/compare --curves)");
+	hr(out, "Cost curves (20 us device)");
 	if (!measured()) {
-		fprintf(out, "not measured (scripts/compare --curves)\n");
+		fprintf(out, "not measured (scripts/compare --no-curves)\n");
 		return;
 	}
 	fprintf(out, "ops/s of each design on its own kernel (wt-*: writethrough, pga-*:\n"
-		"pgatomic, DIO: writethrough), median of the rounds, 16 KiB unless the\n"
+		"pgatomic, DIO: writethrough), median of the rounds that ran them (round\n"
+		"1 unless --curves: one round scatters), 16 KiB unless the\n"
 		"family varies it; then x DIO: ops/s over DIO of the same shape on the\n"
 		"same kernel, per round, median [min..max]. pga-fsync1: PG_atomic write\n"
 		"+ fdatasync. Plots: plots/curve-*.png.\n");
