@@ -118,20 +118,21 @@
  *   decides where: seeds 1 to 6 each found it within 16 s in all.
  *
  *   A concurrent group never holds a remap of a file (an insert range, or a
- *   clone or dedupe into it) and an mmap read of the same file, unless -I.
- *   Not understood yet (docs/findings.md, "An mmap reader saw an insert
- *   range half done"): on the PG_atomic kernel an mmap reader of a file
- *   read zeros at the first byte after a range being inserted, and on the
- *   write-through kernel one read zeros at the first byte of a range being
- *   cloned into the file (seed 42 -c 3, 4 KiB blocks and sectors, group
- *   #46..#48 of scripts/test 2026-12-06 16:49): states neither before nor
- *   after the remap. -I draws them together; reproducer (slow disk, 2 ms a
- *   command; failed in 2 of 3 runs):
+ *   clone or dedupe into it) and an mmap read of the same file, unless -I:
+ *   an upstream page cache defect (docs/findings.md, "mm: an mmap reader
+ *   sees zeros in a large folio that a remap only drops"; vanilla 6.12
+ *   too, tests/remap_mmap_zeros.c): XFS drops the range from the page
+ *   cache before it remaps, and a large folio that straddles the range's
+ *   start is zeroed there while a fault can map it again, so an mmap
+ *   reader sees zeros that no state of the file holds. -I draws them
+ *   together; reproducer (slow disk, 2 ms a command; failed in 2 of 3
+ *   runs):
  *     ATW_NO_BUILD=1 scripts/boot pgatomic --env ATW_NDELAY=2000000 -- \
  *       PROG -s 44 -n 100000 -t 10 -c 3 -I /mnt/test
  *   (op #109 insert of 16384 at 602112 beside #110, an mmap read of
  *   [613592, 649771): "byte 618496 is 00, which no state of any order has
- *   there").
+ *   there"); on the write-through kernel, seed 42 -c 3 (a clone into the
+ *   file at 4096: zero at 4096).
  *
  *   In power-cut rounds, an operation that may drop a reference to a
  *   block another range shares (truncate, punch, zero, fallocate, and a
