@@ -120,7 +120,7 @@ struct randops_run {
  * One profiled workload of one boot (profile.jsonl and its perf stacks):
  * samples that were not idle, and per leaf symbol its samples (self).
  */
-#define MAX_PROFILES 16
+#define MAX_PROFILES 64	/* 6 per kernel with --profile, and room */
 #define MAX_PROF_SYMS 1024
 struct profile {
 	char kernel[32], name[32], status[8], reason[160];

@@ -175,7 +175,9 @@ void section_curves(FILE *out)
 		"1 unless --curves: one round scatters), 16 KiB unless the\n"
 		"family varies it; then x DIO: ops/s over DIO of the same shape on the\n"
 		"same kernel, per round, median [min..max]. pga-fsync1: PG_atomic write\n"
-		"+ fdatasync. Plots: plots/curve-*.png.\n");
+		"+ fdatasync, whose flush scsi_debug holds 50 ms at 20 us (Environment,\n"
+		"flush cost): that column shows the emulated flush, not the design.\n"
+		"Plots: plots/curve-*.png.\n");
 	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
 		FILE *dat, *gp = plot_files(&families[i], &dat);
 
