@@ -147,7 +147,7 @@ static FILE *plot_files(const struct family *f, FILE **dat)
 	gp = fopen(path, "w");
 	if (!gp || !*dat)
 		die("%s: cannot write", path);
-	fprintf(gp, "set terminal pngcairo size 900,600\nset output '%s/plots/curve-%s.png'\n"
+	fprintf(gp, "set terminal pngcairo noenhanced size 900,600\nset output '%s/plots/curve-%s.png'\n"
 		"set title 'ops/s by %s, 20 us device (%s)'\nset xlabel '%s'\n"
 		"set ylabel 'ops/s'\nset key top right\nset grid\nset xtics (",
 		resdir, f->id, f->title, env("ACCEL"), f->xlabel);

@@ -37,7 +37,7 @@ void write_plots(void)
 		gp = fopen(path, "w");
 		if (!gp)
 			die("%s", path);
-		fprintf(gp, "set terminal pngcairo size 900,600\nset output '%s/plots/cdf-%dns.png'\n"
+		fprintf(gp, "set terminal pngcairo noenhanced size 900,600\nset output '%s/plots/cdf-%dns.png'\n"
 			"set title 'QD1 write latency CDF, device latency %d us (round 1, %s)'\n"
 			"set logscale x\nset xlabel 'latency (us)'\nset ylabel 'fraction of writes'\n"
 			"set key bottom right\nset grid\n", resdir, latencies[l], latencies[l] / 1000,
@@ -99,7 +99,7 @@ void write_plots(void)
 	gp = fopen(path, "w");
 	if (!gp)
 		die("%s", path);
-	fprintf(gp, "set terminal pngcairo size 900,600\nset output '%s/plots/ops-vs-qd.png'\n"
+	fprintf(gp, "set terminal pngcairo noenhanced size 900,600\nset output '%s/plots/ops-vs-qd.png'\n"
 		"set title 'ops/s vs queue depth (io_uring), device latency 20 us, %s'\n"
 		"set xlabel 'queue depth'\nset ylabel 'writes/s'\nset logscale x 2\nset grid\n"
 		"set datafile missing 'NaN'\nset key top left\n"
