@@ -18,6 +18,9 @@
 #include <math.h>
 #include <string.h>
 
+/* plans/bench pgbench_runs()'s default pcblk model */
+#define PGB_DEFAULT_MODEL "lat_us=200 mbps=200 flush_us=10000 flush_mbps=100"
+
 static const char *const configs[] = { "fpw-on", "fpw-off-atomic", "fpw-off-unsafe" };
 #define NCONFIGS (sizeof(configs) / sizeof(configs[0]))
 
@@ -107,9 +110,11 @@ void section_pgbench(FILE *out)
 		"XFS with %d B blocks (a page = a block = an atomic unit), ",
 		pgb_setup.clients, secs, scale, pgb_setup.fs_bs);
 	if (!strcmp(pgb_setup.disk, "pcblk"))
-		fprintf(out, "pcblk, %d B\nsectors, performance model %s\n"
-			"(a consumer NVMe drive slowed as much as the emulated CPU; README).\n",
-			pgb_setup.sector, pgb_setup.model[0] ? pgb_setup.model : "off");
+		fprintf(out, "pcblk, %d B\nsectors, performance model %s\n%s",
+			pgb_setup.sector, pgb_setup.model[0] ? pgb_setup.model : "off",
+			!strcmp(pgb_setup.model, PGB_DEFAULT_MODEL) ?
+			"(a consumer NVMe drive slowed as much as the emulated CPU; README).\n" :
+			"(--pg-model: not the default disk model; README).\n");
 	else
 		fprintf(out, "scsi_debug\n%d B sectors at %d us (CPU-bound: no flush cost).\n",
 			pgb_setup.sector, pgb_setup.ndelay / 1000);
