@@ -164,6 +164,6 @@ void read_fio(const char *dir, const char *kernel, int round)
 	snprintf(path, sizeof(path), "%s/fio.jsonl", dir);
 	if (jsonl_each(path, fio_line, &c) < 0)
 		bad_input(path, "missing (%s)", strerror(errno));
-	else if (!c.n && (!*env("ONLY") || !strcmp(env("ONLY"), "?")))
-		bad_input(path, "holds no fio job line");	/* --only may filter fio out */
+	else if (!c.n && !workload_filter())
+		bad_input(path, "holds no fio job line");
 }

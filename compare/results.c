@@ -45,6 +45,13 @@ const char *env(const char *key)
 	return "?";
 }
 
+bool workload_filter(void)
+{
+	const char *o = env("ONLY");
+
+	return *o && strcmp(o, "?");
+}
+
 void add_kernel(const char *kernel)
 {
 	int i;

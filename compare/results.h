@@ -171,6 +171,8 @@ extern const char *resdir, *root;
 
 /* The value of KEY in env.txt, "?" when absent. */
 const char *env(const char *key);
+/* scripts/compare --only: some workloads were left out (env ONLY). */
+bool workload_filter(void);
 void add_kernel(const char *kernel);
 /* A zeroed sample appended to samples[] (dies when full). */
 struct sample *new_sample(const char *kernel, int round);

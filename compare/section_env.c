@@ -105,7 +105,7 @@ void section_env(FILE *out)
 		"            %s (repeated), %s s per workload;\n"
 		"            each figure: median of the rounds [min..max]\n",
 		env("ROUNDS"), env("VARIANTS"), env("SECS"));
-	if (*env("ONLY") && strcmp(env("ONLY"), "?"))
+	if (workload_filter())
 		fprintf(out, "workloads   only those matching %s (--only); the\n"
 			"            others are n/a\n", env("ONLY"));
 	fprintf(out, "wall time   %s s for the boots (%s)\n", env("WALL"), env("STARTED"));

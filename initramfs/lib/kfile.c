@@ -57,3 +57,12 @@ long long kf_meminfo_kb(const char *key)
 	fclose(f);
 	return v;
 }
+
+uint64_t kf_u64_at(int fd, uint64_t i)
+{
+	uint64_t e = 0;
+
+	if (pread(fd, &e, sizeof(e), (off_t)(i * sizeof(e))) != sizeof(e))
+		e = 0;
+	return e;
+}

@@ -25,6 +25,7 @@
  *
  * usage: pga_largefolio DIR
  */
+#include "lib/kfile.h"
 #include "lib/pga_common.h"
 
 #include <stdint.h>
@@ -41,16 +42,6 @@ static int fd;
 static off_t base;		/* the current case's first unit */
 static unsigned char *want;	/* NU units: what the case's range should hold */
 static uint64_t gen = 2000;
-
-/* A u64 entry of a /proc file (pagemap, kpageflags) at index i, or 0. */
-static uint64_t entry(int pfd, uint64_t i)
-{
-	uint64_t e = 0;
-
-	if (pread(pfd, &e, sizeof(e), i * sizeof(e)) != sizeof(e))
-		e = 0;
-	return e;
-}
 
 /*
  * True when file bytes [base + lo, base + hi) are in one compound page of
@@ -81,14 +72,14 @@ static bool one_folio(off_t lo, off_t hi, char *why, size_t len)
 		uint64_t pe, pfn;
 
 		(void)*(volatile unsigned char *)(map + i);
-		pe = entry(pm, (uintptr_t)(map + i) / ps);
+		pe = kf_u64_at(pm, (uintptr_t)(map + i) / ps);
 		pfn = (pe >> 63) & 1 ? pe & ((1ULL << 55) - 1) : 0;
 		if (!pfn) {
 			snprintf(why, len, "no PFN in /proc/self/pagemap");
 			ok = false;
 			break;
 		}
-		f = entry(kf, pfn);
+		f = kf_u64_at(kf, pfn);
 		if (!i) {
 			pfn0 = pfn;
 			ok = f & (1ULL << KPF_COMPOUND_HEAD | 1ULL << KPF_COMPOUND_TAIL);

@@ -28,6 +28,7 @@
  * from /proc/kpageflags (through /proc/self/pagemap) and reported.
  *   remap_mmap_zeros MODE DIR [ROUNDS]
  */
+#include "lib/kfile.h"
 #include "lib/tap.h"
 #include "lib/wt_common.h"
 
@@ -73,44 +74,33 @@ static void *reader(void *arg)
 /* Pages in the folio mapped at addr, or 0 if that cannot be read. */
 static int folio_pages(const void *addr)
 {
-	uint64_t ent, flags;
-	int pm, kf;
-	long n = 0;
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY);
+	uint64_t ent = 0, pfn, flags = 0;
+	int n = 0;
 
-	pm = open("/proc/self/pagemap", O_RDONLY);
-	kf = open("/proc/kpageflags", O_RDONLY);
-	if (pm < 0 || kf < 0)
-		goto out;
-	if (pread(pm, &ent, 8, (off_t)((uintptr_t)addr / 4096) * 8) != 8 ||
-	    !(ent & (1ULL << 63)))
-		goto out;
-	ent &= (1ULL << 55) - 1;	/* PFN (needs CAP_SYS_ADMIN) */
-	if (!ent || pread(kf, &flags, 8, (off_t)ent * 8) != 8)
-		goto out;
-	/* KPF_COMPOUND_TAIL (16): back to the head, then count the tails */
-	for (n = 0; n < 512 && (flags & (1ULL << 16)); n++)
-		if (pread(kf, &flags, 8, (off_t)(ent - n - 1) * 8) != 8) {
-			n = 0;
-			goto out;
-		}
-	if (flags & (1ULL << 16)) {
-		n = 0;
-		goto out;
+	if (pm >= 0 && kf >= 0)
+		ent = kf_u64_at(pm, (uintptr_t)addr / 4096);
+	pfn = ent & ((1ULL << 55) - 1);	/* the PFN (needs CAP_SYS_ADMIN) */
+	if ((ent & (1ULL << 63)) && pfn)	/* present */
+		flags = kf_u64_at(kf, pfn);
+	/* KPF_COMPOUND_TAIL (16): back to the head; KPF_COMPOUND_HEAD (15) */
+	while (flags && (flags & (1ULL << 16)) && pfn && n < 512) {
+		flags = kf_u64_at(kf, --pfn);
+		n++;
 	}
-	ent -= n;
-	if (!(flags & (1ULL << 15)))	/* KPF_COMPOUND_HEAD */
+	if (!flags || (flags & (1ULL << 16)))
+		n = 0;
+	else if (!(flags & (1ULL << 15)))
 		n = 1;
 	else
-		for (n = 1; n < 512; n++)
-			if (pread(kf, &flags, 8, (off_t)(ent + n) * 8) != 8 ||
-			    !(flags & (1ULL << 16)))
-				break;
-out:
+		for (n = 1; n < 512 && (kf_u64_at(kf, pfn + n) & (1ULL << 16)); n++)
+			;
 	if (pm >= 0)
 		close(pm);
 	if (kf >= 0)
 		close(kf);
-	return (int)n;
+	return n;
 }
 
 int main(int argc, char **argv)
