@@ -180,6 +180,17 @@ int wt_inject(uint8_t opcode, int times)
 	return kf_write(path, cmd, 0);
 }
 
+int wt_inject_once(uint8_t opcode)
+{
+	char path[256], cmd[128];
+	int ret = wt_inject_path(path, sizeof(path));
+
+	if (ret)
+		return ret;
+	snprintf(cmd, sizeof(cmd), "2 -1 0x%x 0x0 0x0 0x2 0x3 0x11 0x0", opcode);
+	return kf_write(path, cmd, 0);
+}
+
 void wt_inject_clear(uint8_t opcode)
 {
 	char path[256], cmd[64];
@@ -196,7 +207,7 @@ int wt_inject_arm(struct wt_injected *inj)
 
 	sync();
 	inj->traced = wt_tr_start() == 0;
-	ret = wt_inject(inj->opcode, WT_INJECT_TIMES);
+	ret = inj->once ? wt_inject_once(inj->opcode) : wt_inject(inj->opcode, WT_INJECT_TIMES);
 	if (ret && inj->traced)
 		wt_tr_stop(atw_env()->lbs);
 	inj->tries += !ret;
@@ -224,7 +235,7 @@ int wt_inject_done(struct wt_injected *inj, uint64_t phys, uint64_t len)
 			inj->other_off = x->off;
 		}
 	}
-	if (inj->others && inj->mine < WT_INJECT_TIMES) {
+	if (inj->others && inj->mine < (inj->once ? 1 : WT_INJECT_TIMES)) {
 		diag("injected error, attempt %d: %d failures hit the call's range, %d hit other 0x%x commands (first at device byte %llu)",
 		     inj->tries, inj->mine, inj->others, inj->opcode,
 		     (unsigned long long)inj->other_off);

@@ -124,6 +124,15 @@ int wt_inject_path(char *path, size_t len);
  */
 int wt_inject(uint8_t opcode, int times);
 
+/*
+ * Make the next command with this opcode fail once with CHECK CONDITION,
+ * MEDIUM ERROR, UNRECOVERED READ ERROR (asc 0x11), which the midlayer does
+ * not retry: the call fails as soon as that one command completes (with
+ * -ENODATA), so its failure can be timed against other I/O. Returns 0 or
+ * -errno.
+ */
+int wt_inject_once(uint8_t opcode);
+
 void wt_inject_clear(uint8_t opcode);
 
 /*
@@ -155,6 +164,7 @@ void wt_inject_clear(uint8_t opcode);
 
 struct wt_injected {
 	uint8_t opcode;
+	int once;	/* arm wt_inject_once() instead of wt_inject() */
 	int tries;
 	int traced;	/* the trace ran: mine and others are known */
 	int mine;	/* failed completions inside the call's range */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Atomic write-throughs of several blocks that fail at the device
- * (docs/design.md, "Units above one block"), on the XFS mounted at DIR:
+ * (docs/design.md, "Units above one block"), on the XFS mounted at DIR
+ * (dirty data under a failed unit: wt_atomic_dirty):
  *
  *  torn read: a unit of more than 31 pages (one read(2) batch of folios)
  *     written in place (one aligned written extent) as one WRITE ATOMIC(16)
@@ -17,16 +18,6 @@
  *     (its fault waited 10 s for a write that waited for it) does not.
  *     VALID rounds must count, in at most ROUNDS; the disk should be slow
  *     (plans/wt: ndelay=2000000) so that the I/O lasts.
- *
- *  dirty data under a failed unit: a plain buffered write leaves two blocks
- *     dirty (delalloc) where an atomic write-through of two blocks then goes
- *     out of place, and the device fails the next WRITE(16). After the
- *     failure no delalloc extent may remain in the range (its reservation
- *     would leak: st_blocks counts blocks that do not exist, and XFS warns
- *     at inode reclaim and unmount); the range reads the plain write's data
- *     (written back before the write, or kept in the cache if that
- *     writeback is what failed: the injection matches an opcode), and after
- *     a remount never the failed write's.
  *
  * SKIP where buffered atomic units do not reach the size needed.
  *
@@ -308,73 +299,6 @@ static void torn_read(void)
 	close(fd);
 }
 
-/* --- dirty data under a failed unit --- */
-
-static void dirty_under_failed(void)
-{
-	size_t unit = 2 * env->bs;
-	off_t off = 16 * (off_t)unit;
-	void *buf, *rd;
-	uint64_t phys, avail;
-	int fd, m, err;
-	uint8_t wop;
-	ssize_t ret;
-	bool plain, zeros;
-
-	if (env->lim.buf_max < unit) {
-		skip("no buffered atomic unit of two blocks", "dirty data under a failed unit: max %u",
-		     env->lim.buf_max);
-		return;
-	}
-	/* the plain write command sd uses here (WRITE(10) or WRITE(16)) */
-	wop = wt_find_write_opcode();
-	atw_env_unlink("unit_dirty");
-	fd = atw_env_open("unit_dirty", O_TRUNC);
-	if (ftruncate(fd, 64 * (off_t)unit) || fsync(fd))
-		tap_bail("ftruncate: %s", strerror(errno));
-	buf = atw_alloc(unit);
-	rd = atw_alloc(unit);
-	wt_pattern(buf, unit, off, 1);
-	if (pwrite(fd, buf, unit, off) != (ssize_t)unit)
-		tap_bail("plain write: %s", strerror(errno));
-	m = wt_map(fd, off, &phys, &avail);
-	if (!(m & WT_MAP_DELALLOC)) {
-		skip("the plain write was not left delalloc", "dirty data under a failed unit: map 0x%x", m);
-		goto out;
-	}
-
-	wt_pattern(buf, unit, off, 2);
-	err = wt_inject(wop, WT_INJECT_TIMES);
-	if (err)
-		tap_bail("inject: %s", strerror(-err));
-	ret = atw_pwrite(fd, buf, unit, off, RWF_ATOMIC | RWF_WRITETHROUGH);
-	wt_inject_clear(wop);
-	check(ret == -EIO, "dirty data under a failed unit: the write fails with EIO (%s)",
-	      atw_err(ret));
-	m = wt_map(fd, off, &phys, &avail);
-	m |= wt_map(fd, off + env->bs, &phys, &avail);
-	check(!(m & WT_MAP_DELALLOC),
-	      "dirty data under a failed unit: no delalloc extent is left in the range (map 0x%x)", m);
-	ret = atw_pread(fd, rd, unit, off);
-	plain = ret == (ssize_t)unit && wt_pattern_bad(rd, unit, off, 1) < 0;
-	zeros = ret == (ssize_t)unit && wt_nonzero(rd, unit) < 0;
-	check(plain, "dirty data under a failed unit: the range reads the plain write's data (%s)",
-	      plain ? "plain" : zeros ? "zeros" : "other");
-	fsync(fd);
-	close(fd);
-	fd = -1;
-	wt_remount();
-	fd = atw_env_open("unit_dirty", 0);
-	ret = atw_pread(fd, rd, unit, off);
-	check(ret == (ssize_t)unit && wt_pattern_bad(rd, unit, off, 2) >= 0,
-	      "dirty data under a failed unit: after a remount the failed write's data is not there");
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	free(rd);
-}
-
 int main(int argc, char **argv)
 {
 	tap_start("wt_unit_errors");
@@ -385,7 +309,6 @@ int main(int argc, char **argv)
 		     "statx buffered unit max %u, block size %u", env->lim.buf_max, env->bs);
 		return tap_done();
 	}
-	dirty_under_failed();
 	torn_read();
 	return tap_done();
 }
