@@ -229,7 +229,8 @@ int wt_inject_done(struct wt_injected *inj, uint64_t phys, uint64_t len)
 
 		if (x->kind != WT_EV_DONE || !x->failed || !x->cdblen || x->cdb[0] != inj->opcode)
 			continue;
-		if (x->off < phys + len && x->off + x->bytes > phys) {
+		if (inj->bytes ? x->bytes == inj->bytes && !x->fua :
+				 x->off < phys + len && x->off + x->bytes > phys) {
 			inj->mine++;
 		} else if (!inj->others++) {
 			inj->other_off = x->off;

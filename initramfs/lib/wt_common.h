@@ -165,6 +165,13 @@ void wt_inject_clear(uint8_t opcode);
 struct wt_injected {
 	uint8_t opcode;
 	int once;	/* arm wt_inject_once() instead of wt_inject() */
+	/*
+	 * For a call that allocates, whose device range is not known before:
+	 * its failed commands are those of exactly this many bytes without
+	 * FUA (the log's writes have it), wherever they are; phys and len of
+	 * wt_inject_done() are then not used. 0: use the range.
+	 */
+	uint64_t bytes;
 	int tries;
 	int traced;	/* the trace ran: mine and others are known */
 	int mine;	/* failed completions inside the call's range */

@@ -20,7 +20,8 @@
  *
  *  no blocks left after a device error: an out-of-place write of two blocks
  *     over a cloned file whose plain WRITE the device fails (the injection is
- *     checked to have hit a write of the call): EIO, the file reads the old
+ *     checked to have hit writes of the unit's length without FUA: the
+ *     call's blocks are new): EIO, the file reads the old
  *     data, and after the scan st_blocks is what it was before the write.
  *
  * SKIP where no atomic unit of two blocks is advertised.
@@ -252,30 +253,32 @@ static uint8_t plain_write_opcode(void)
 
 static void no_blocks_after_device_error(const struct path_kind *k, uint8_t op)
 {
-	struct wt_injected inj = { .opcode = op };
+	/* the call's blocks are new: its failed commands are the unit's length */
+	struct wt_injected inj = { .opcode = op, .bytes = unit };
 	char what[96], state[96];
 	long long before = 0, after;
 	void *buf = atw_alloc(unit);
 	ssize_t ret = 0;
-	int fd = -1, armed;
+	int fd = -1, armed = 0;
 
 	snprintf(what, sizeof(what), "no blocks left after a device error, %s", k->name);
 	wt_pattern(buf, unit, 0, G_NEW);
-	while (!(armed = wt_inject_arm(&inj))) {
+	for (;;) {
+		/* made before arming: its own writes must not take the failure */
 		if (fd >= 0)
 			close(fd);
 		fd = make_file(CLONED, k->oflags);
 		if (fd < 0)
 			break;
 		before = blocks_of(fd);
+		armed = wt_inject_arm(&inj);
+		if (armed)
+			break;
 		ret = atw_pwrite(fd, buf, unit, 0, k->rwf);
-		/* any failed write counts: the call's blocks are new */
-		if (wt_inject_done(&inj, 0, UINT64_MAX))
+		if (wt_inject_done(&inj, 0, 0))
 			break;
 	}
 	if (fd < 0) {
-		if (!armed)
-			wt_inject_done(&inj, 0, UINT64_MAX);
 		skip("no reflink", "%s", what);
 		goto out;
 	}

@@ -8,11 +8,12 @@
  *   The file is one page of old data on the device, not cached. A thread
  *   write-throughs block 2 of it, and the device fails that write once
  *   (lib/wt_common.h wt_inject_once: not retried, the trace must show it
- *   at block 2's address). 20 ms after the write began, with the disk at
- *   200 ms a command (scsi_debug's ndelay, set here and put back), another
- *   thread reads block 0: it finds the page cached with block 2 uptodate
- *   (the write's), reads the other blocks from the device, and that read
- *   is still in flight when the write fails. The read must return block 0's
+ *   at block 2's address; an injected failure comes back at once). As soon
+ *   as the page is in the cache (mincore() of a mapping of it that is
+ *   never touched), another thread reads block 0: it finds the page with
+ *   block 2 uptodate (the write's), reads the other blocks from the
+ *   device, at 200 ms a command (scsi_debug's ndelay, set here and put
+ *   back), and that read is still in flight when the write fails. The read must return block 0's
  *   old data, not EIO, and afterwards the page must read wholly old (the
  *   failed data may not stay uptodate). A round counts when the read began
  *   before the write returned; ROUNDS rounds, VALID must count.
@@ -27,6 +28,7 @@
 #include "lib/wt_common.h"
 
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #ifdef RWF_WRITETHROUGH
@@ -68,7 +70,8 @@ static int set_delay(const char *attr, long long v)
 struct round {
 	int wfd, rfd;
 	bool fail;
-	atomic_int wstarted;
+	atomic_int wstarted, wdone;
+	unsigned char *map;	/* the page, mapped but never touched */
 	uint64_t w_t0, w_t1, r_t0, r_t1;
 	ssize_t wret, rret;
 	unsigned char *rbuf;
@@ -84,6 +87,7 @@ static void *writer(void *arg)
 	atomic_store(&r->wstarted, 1);
 	r->wret = atw_pwrite(r->wfd, buf, env->bs, 2 * env->bs, RWF_WRITETHROUGH);
 	r->w_t1 = now_us();
+	atomic_store(&r->wdone, 1);
 	free(buf);
 	return NULL;
 }
@@ -91,10 +95,14 @@ static void *writer(void *arg)
 static void *reader(void *arg)
 {
 	struct round *r = arg;
+	unsigned char vec = 0;
 
 	while (!atomic_load(&r->wstarted))
 		;
-	usleep(20000);	/* past the copy, into the write's I/O */
+	/* the write-through has put the page in the cache: read it now */
+	while (!(vec & 1) && !atomic_load(&r->wdone))
+		if (mincore(r->map, env->ps, &vec))
+			break;
 	r->r_t0 = now_us();
 	r->rret = atw_pread(r->rfd, r->rbuf, env->bs, 0);
 	r->r_t1 = now_us();
@@ -107,9 +115,15 @@ static void rounds(int fd, bool fail, uint8_t op)
 				  "control: write-through of block 2 that succeeds";
 	unsigned char *page = atw_alloc(env->ps), *old = atw_alloc(env->ps);
 	int k, valid = 0, eio = 0, bad_data = 0, bad_page = 0, bad_write = 0;
+	unsigned char *map, vec = 0;
 	uint64_t phys;
 
 	wt_pattern(old, env->ps, 0, G_OLD);
+	if (pwrite(fd, old, env->ps, 0) != (ssize_t)env->ps || fsync(fd))
+		tap_bail("write: %s", strerror(errno));
+	map = mmap(NULL, env->ps, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		tap_bail("mmap: %s", strerror(errno));
 	if (wt_phys(fd, 2 * env->bs, &phys))
 		tap_bail("no extent under block 2");
 	for (k = 0; k < ROUNDS; k++) {
@@ -122,8 +136,14 @@ static void rounds(int fd, bool fail, uint8_t op)
 		/* the old page on the device, nothing cached */
 		if (pwrite(fd, old, env->ps, 0) != (ssize_t)env->ps || fsync(fd))
 			tap_bail("rewrite: %s", strerror(errno));
-		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		wt_drop_caches();
+		if (mincore(map, env->ps, &vec) || (vec & 1)) {
+			diag("round %d: not counted: the page stayed cached", k);
+			free(r.rbuf);
+			continue;
+		}
 		r.rfd = fd;
+		r.map = map;
 		if (fail && (armed = wt_inject_arm(&inj)))
 			tap_bail("inject: %s", strerror(-armed));
 		pthread_create(&tw, NULL, writer, &r);
@@ -169,6 +189,7 @@ static void rounds(int fd, bool fail, uint8_t op)
 	}
 	check(!bad_page, "%s: afterwards the page reads %s (%d rounds did not)", what,
 	      fail ? "wholly old" : "back", bad_page);
+	munmap(map, env->ps);
 	free(page);
 	free(old);
 }
