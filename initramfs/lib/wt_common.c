@@ -2,6 +2,8 @@
 /* wt_common.c: the write-through tests' helpers (wt_common.h). */
 #include "wt_common.h"
 
+#include <time.h>
+
 int wt_map(int fd, off_t off, uint64_t *phys, uint64_t *avail)
 {
 	struct {
@@ -490,6 +492,14 @@ uint8_t wt_first_write_opcode(const struct devcount *dc)
 		if (dc->cmd[i].kind == DEVCMD_WRITE)
 			return dc->cmd[i].opcode;
 	return 0;
+}
+
+uint64_t wt_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 unsigned int wt_rnd(unsigned int *seed, unsigned int n)

@@ -278,6 +278,9 @@ uint8_t wt_first_write_opcode(const struct devcount *dc);
 
 /* --- threads of the race tests --- */
 
+/* CLOCK_MONOTONIC in microseconds, for the timings a race test reports. */
+uint64_t wt_now_us(void);
+
 /* A pseudo-random number below n from *seed (an LCG: a seed replays a run). */
 unsigned int wt_rnd(unsigned int *seed, unsigned int n);
 

@@ -44,14 +44,6 @@
 
 static struct atw_env *env;
 
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* Sets scsi_debug's per-command delay; 0 or -errno (busy while I/O is queued). */
 static int set_delay(const char *attr, long long v)
 {
@@ -85,10 +77,10 @@ static void *writer(void *arg)
 	unsigned char *buf = atw_alloc(env->bs);
 
 	wt_pattern(buf, env->bs, 2 * env->bs, G_NEW);
-	r->w_t0 = now_us();
+	r->w_t0 = wt_now_us();
 	atomic_store(&r->wstarted, 1);
 	r->wret = atw_pwrite(r->wfd, buf, env->bs, 2 * env->bs, RWF_WRITETHROUGH);
-	r->w_t1 = now_us();
+	r->w_t1 = wt_now_us();
 	atomic_store(&r->wdone, 1);
 	free(buf);
 	return NULL;
@@ -107,9 +99,9 @@ static void *reader(void *arg)
 	 */
 	if (r->delay_us)
 		usleep(r->delay_us);
-	r->r_t0 = now_us();
+	r->r_t0 = wt_now_us();
 	r->rret = atw_pread(r->rfd, r->rbuf, env->bs, 0);
-	r->r_t1 = now_us();
+	r->r_t1 = wt_now_us();
 	return NULL;
 }
 

@@ -43,14 +43,6 @@
 static struct atw_env *env;
 static size_t pagesz;
 
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* --- torn read --- */
 
 struct round {
@@ -71,10 +63,10 @@ static void *writer(void *arg)
 	void *buf = atw_alloc(r->unit);
 
 	wt_pattern(buf, r->unit, r->off, 2);
-	r->w_t0 = now_us();
+	r->w_t0 = wt_now_us();
 	atomic_store(&r->wstarted, 1);
 	r->wret = atw_pwrite(r->fd, buf, r->unit, r->off, RWF_ATOMIC | RWF_WRITETHROUGH);
-	r->w_t1 = now_us();
+	r->w_t1 = wt_now_us();
 	atomic_store(&r->wdone, 1);
 	free(buf);
 	return NULL;
@@ -87,7 +79,7 @@ static void *reader(void *arg)
 	while (!atomic_load(&r->wstarted))
 		;
 	usleep(1000);	/* past the copy, into the I/O (2 ms a command) */
-	r->r_t0 = now_us();
+	r->r_t0 = wt_now_us();
 	atomic_store(&r->rstarted, 1);
 	r->rret = atw_pread(r->fd, r->dst, r->unit, r->off);
 	atomic_store(&r->rdone, 1);
@@ -115,7 +107,7 @@ static void *supplier(void *arg)
 		if (read(r->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
 		    msg.event != UFFD_EVENT_PAGEFAULT)
 			continue;
-		r->f_t = now_us();
+		r->f_t = wt_now_us();
 		r->fault_seen = 1;
 		deadline = time(NULL) + 10;
 		while (!atomic_load(&r->wdone) && time(NULL) < deadline)
