@@ -10,7 +10,10 @@
  *  - not advertised: RWF_ATOMIC | RWF_WRITETHROUGH refused (EOPNOTSUPP);
  *  - advertised: each power-of-two unit into a hole, an unwritten extent, a
  *    written extent, over clean and over dirty cached data, returns the
- *    length and reaches the device the way the layout before it allows: a
+ *    length and reaches the device the way the layout before it allows
+ *    (over dirty data: the layout once the write has written that data
+ *    back, which it does first, docs/design.md "Atomic write-throughs
+ *    over dirty data"): a
  *    unit of one block, and one of several over one written or unwritten
  *    extent at a device address aligned to it (within the size and the
  *    device's maximum), as exactly one WRITE ATOMIC(16) of exactly the
@@ -207,12 +210,20 @@ static void one_atomic(int fd, enum prep p, size_t len, off_t off)
 		goto out;
 	na = extents(fd, off, len, after);
 	m = map_of(after, na, len);
+	/*
+	 * Over dirty data the write writes that data back first, which
+	 * allocates the delalloc range: the way it goes is the one the range
+	 * has then, in place where one aligned extent maps it.
+	 */
+	if (p == DIRTY && !err)
+		hw = dc.atomics == 1 && in_place(fd, len, off, after, na);
 	check(m == 0, "%s, %zu: range allocated and written at return (map 0x%x: no delalloc, no unwritten)",
 	      prep_name[p], len, m);
 	if (check(!err, "%s, %zu: device trace complete (%d)", prep_name[p], len, err) && !m && hw) {
 		unsigned int exact = wt_atomics_exact(&dc, after[0].physical, len);
 		unsigned int in = wt_writes_in(&dc, after[0].physical, len);
-		bool same = len <= e->bs || (na == 1 && after[0].physical == before[0].physical);
+		bool same = len <= e->bs || p == DIRTY ||
+			    (na == 1 && after[0].physical == before[0].physical);
 
 		if (!check(dc.atomics == 1 && exact == 1 && (p == DIRTY || in == 1) && same,
 			   "%s, %zu: exactly one WRITE ATOMIC(16) of exactly the range%s (%u atomic, %u exact, %u writes to the range)",
