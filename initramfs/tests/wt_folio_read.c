@@ -35,7 +35,7 @@
 
 #ifdef RWF_WRITETHROUGH
 
-#define ROUNDS 32
+#define ROUNDS 24		/* 8 for the control */
 #define VALID 3
 #define G_OLD 1
 #define G_NEW 2
@@ -105,7 +105,7 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static void rounds(int fd, bool fail, uint8_t op)
+static void rounds(int fd, bool fail, uint8_t op, int nrounds)
 {
 	const char *what = fail ? "failed write-through of block 2" :
 				  "control: write-through of block 2 that succeeds";
@@ -122,7 +122,7 @@ static void rounds(int fd, bool fail, uint8_t op)
 		tap_bail("mmap: %s", strerror(errno));
 	if (wt_phys(fd, 2 * env->bs, &phys))
 		tap_bail("no extent under block 2");
-	for (k = 0; k < ROUNDS; k++) {
+	for (k = 0; k < nrounds; k++) {
 		struct wt_injected inj = { .opcode = op, .once = 1 };
 		struct round r = { .wfd = fd, .fail = fail };
 		pthread_t tw, tr;
@@ -182,7 +182,7 @@ static void rounds(int fd, bool fail, uint8_t op)
 	      fail ? "an error" : "the block", bad_write);
 	if (valid < VALID) {
 		skip("the read did not meet the write in enough rounds", "%s: %d of %d rounds",
-		     what, valid, ROUNDS);
+		     what, valid, nrounds);
 	} else {
 		check(!eio && !bad_data,
 		      "%s: a read of block 0 meanwhile returns its old data (%d of %d rounds failed with EIO, %d read other data)",
@@ -217,8 +217,8 @@ int main(int argc, char **argv)
 		close(fd);
 		return tap_done();
 	}
-	rounds(fd, true, op);
-	rounds(fd, false, op);
+	rounds(fd, true, op, ROUNDS);
+	rounds(fd, false, op, ROUNDS / 3);
 	/* writing ndelay 0 would set scsi_debug's default jiffy delay */
 	ret = ndelay > 0 ? set_delay("ndelay", ndelay) : set_delay("delay", jdelay < 0 ? 0 : jdelay);
 	if (ret)
