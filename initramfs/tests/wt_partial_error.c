@@ -148,13 +148,18 @@ static int round_once(enum mode m, uint8_t opcode)
 	wt_pattern(page, ps, map_len, 3);
 
 	w_mode = m;
+	/*
+	 * The trace starts before the write, not while its copy waits for the
+	 * page (resizing the trace buffer then stalled the io_uring round for
+	 * minutes); only failed completions are counted.
+	 */
+	inj.traced = wt_tr_start() == 0;
 	if (pthread_create(&t, NULL, writer, NULL))
 		tap_bail("pthread_create");
 	pf.fd = uffd;
 	if (poll(&pf, 1, STEP_MS) == 1 && read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
 	    msg.event == UFFD_EVENT_PAGEFAULT) {
 		/* Everything before the page is on the device: fail what is next. */
-		inj.traced = wt_tr_start() == 0;
 		armed = wt_inject(opcode, WT_INJECT_TIMES);
 		inj.tries++;
 	}
