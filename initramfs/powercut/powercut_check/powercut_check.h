@@ -142,6 +142,7 @@ struct writer {
 	unsigned int nwrites;
 	int first_err;
 	unsigned long ok, acked, eio, other, atomic_ok, sync_eio;
+	unsigned long again;	/* atomic writes refused beside mmap stores */
 };
 
 

@@ -64,6 +64,9 @@ static int one_round(struct run *r, unsigned int round)
 		if (w[t].other)
 			diag("%s cut %u: writer %u failed with %s", r->cfg->name, round,
 			     t, strerror(w[t].first_err));
+		if (w[t].again)
+			diag("%s cut %u: writer %u: %lu atomic writes gave up with EAGAIN beside the stores",
+			     r->cfg->name, round, t, w[t].again);
 	}
 	if (r->cfg->mix != X_NONE) {
 		__atomic_store_n(&r->stop, true, __ATOMIC_SEQ_CST);

@@ -66,6 +66,15 @@ void *writer_main(void *arg)
 		ret = atw_pwrite(r->fd, buf, r->unit, off, rwf);
 		__atomic_store_n(&r->busy[w->id], -1, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&r->last[w->id], (int)u, __ATOMIC_SEQ_CST);
+		/*
+		 * An atomic write-through gives up with EAGAIN, writing
+		 * nothing, when mmap stores keep dirtying its unit
+		 * (docs/design.md, "Atomic write-throughs over dirty data").
+		 */
+		if (ret == -EAGAIN && (c->rwf & RWF_ATOMIC) && c->mix == X_MMAP) {
+			w->again++;
+			continue;
+		}
 		if (ret != (ssize_t)r->unit) {
 			w->first_err = ret < 0 ? (int)-ret : EIO;
 			if (ret == -EIO)
