@@ -64,7 +64,7 @@ static int set_delay(const char *attr, long long v)
 struct round {
 	int wfd, rfd;
 	bool fail;
-	atomic_int wstarted, wdone;
+	atomic_int wstarted;
 	unsigned int delay_us;	/* the reader's, after the write began */
 	uint64_t w_t0, w_t1, r_t0, r_t1;
 	ssize_t wret, rret;
@@ -81,7 +81,6 @@ static void *writer(void *arg)
 	atomic_store(&r->wstarted, 1);
 	r->wret = atw_pwrite(r->wfd, buf, env->bs, 2 * env->bs, RWF_WRITETHROUGH);
 	r->w_t1 = wt_now_us();
-	atomic_store(&r->wdone, 1);
 	free(buf);
 	return NULL;
 }
