@@ -37,31 +37,36 @@ static uint8_t write_opcode;	/* plain writes; found by a trace */
 static bool have_atomic;
 
 /*
- * One write of len bytes at off with flags, with the device failing its
- * write command. phys/plen: the device range the call writes, or 0/~0 for
- * a call that allocates (any failed command of the opcode counts). With
- * dirty0, block 0 gets a buffered write of generation G_DIRTY right before
- * the call: arming the error syncs the file system, so it must come after.
+ * One attempt at a write of len bytes at off with flags, with the device
+ * failing its write command. phys/plen: the device range the call writes.
+ * With dirty0, block 0 gets a buffered write of generation G_DIRTY right
+ * before the call: arming the error syncs the file system, so it must come
+ * after. Returns 1 when the attempt decides (*ret: the call's result, or the
+ * arming error), 0 when other commands took some of the failures and the
+ * call may have reached the device: the caller then sets the file up anew
+ * and tries again.
  */
-static ssize_t failed_write(int fd, const void *buf, size_t len, off_t off, int flags,
-			    uint64_t phys, uint64_t plen, bool dirty0, struct wt_injected *inj)
+static int failed_write(int fd, const void *buf, size_t len, off_t off, int flags,
+			uint64_t phys, uint64_t plen, bool dirty0, struct wt_injected *inj,
+			ssize_t *ret)
 {
 	size_t bs = atw_env()->bs;
 	unsigned char *dirty = atw_alloc(bs);
-	ssize_t ret = 0;
-	int armed;
+	int armed, done = 1;
 
 	wt_pattern(dirty, bs, 0, G_DIRTY);
 	inj->opcode = (flags & RWF_ATOMIC) ? 0x9c : write_opcode;
-	while (!(armed = wt_inject_arm(inj))) {
+	armed = wt_inject_arm(inj);
+	if (armed) {
+		*ret = armed;
+	} else {
 		if (dirty0 && atw_pwrite(fd, dirty, bs, 0, 0) != (ssize_t)bs)
 			tap_bail("buffered write of block 0");
-		ret = atw_pwrite(fd, buf, len, off, flags);
-		if (wt_inject_done(inj, phys, plen))
-			break;
+		*ret = atw_pwrite(fd, buf, len, off, flags);
+		done = wt_inject_done(inj, phys, plen);
 	}
 	free(dirty);
-	return armed ? armed : ret;
+	return done;
 }
 
 static const char *kind(int flags)
@@ -109,21 +114,27 @@ static void failed_overwrite(int flags, bool other_dirty)
 	ssize_t ret;
 	int fd;
 
-	/* one write of the whole file: the page cache makes a large folio */
-	fd = atw_env_open("wt_ioerror", O_TRUNC);
-	wt_pattern(buf, flen, 0, G_OLD);
-	if (atw_pwrite(fd, buf, flen, 0, 0) != (ssize_t)flen || fsync(fd))
-		tap_bail("pre-write: %s", strerror(errno));
-	map = mmap(NULL, flen, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		tap_bail("mmap: %s", strerror(errno));
-	if (map[2 * bs] != buf[2 * bs])	/* maps the page before the write */
-		tap_bail("mmap reads something else");
-	if (wt_phys(fd, 2 * bs, &phys))
-		tap_bail("no device address for block 2");
+	for (;;) {
+		/* the whole file in one write: the cache makes a large folio */
+		fd = atw_env_open("wt_ioerror", O_TRUNC);
+		wt_pattern(buf, flen, 0, G_OLD);
+		if (atw_pwrite(fd, buf, flen, 0, 0) != (ssize_t)flen || fsync(fd))
+			tap_bail("pre-write: %s", strerror(errno));
+		map = mmap(NULL, flen, PROT_READ, MAP_SHARED, fd, 0);
+		if (map == MAP_FAILED)
+			tap_bail("mmap: %s", strerror(errno));
+		if (map[2 * bs] != buf[2 * bs])	/* maps the page before the write */
+			tap_bail("mmap reads something else");
+		if (wt_phys(fd, 2 * bs, &phys))
+			tap_bail("no device address for block 2");
 
-	wt_pattern(buf, bs, 2 * bs, G_NEW);
-	ret = failed_write(fd, buf, bs, 2 * bs, flags, phys, bs, other_dirty, &inj);
+		wt_pattern(buf, bs, 2 * bs, G_NEW);
+		if (failed_write(fd, buf, bs, 2 * bs, flags, phys, bs, other_dirty, &inj, &ret))
+			break;
+		/* the write may have reached the device: a new file */
+		munmap(map, flen);
+		close(fd);
+	}
 	check(ret == -EIO && (inj.mine || !inj.traced),
 	      "%s failed by the device over a %s: -EIO (got %zd %s)", kind(flags), what, ret,
 	      atw_err(ret));
@@ -182,29 +193,34 @@ static void failed_extend(int flags, off_t size, off_t off, size_t len, const ch
 	ssize_t ret;
 	int fd, m;
 
-	fd = atw_env_open("wt_ioerror_size", O_TRUNC);
-	if (size) {
-		unsigned char *old = atw_alloc(size);
+	for (;;) {
+		fd = atw_env_open("wt_ioerror_size", O_TRUNC);
+		if (size) {
+			unsigned char *old = atw_alloc(size);
 
-		wt_pattern(old, size, 0, G_OLD);
-		if (atw_pwrite(fd, old, size, 0, 0) != (ssize_t)size || fsync(fd))
-			tap_bail("pre-write: %s", strerror(errno));
-		free(old);
+			wt_pattern(old, size, 0, G_OLD);
+			if (atw_pwrite(fd, old, size, 0, 0) != (ssize_t)size || fsync(fd))
+				tap_bail("pre-write: %s", strerror(errno));
+			free(old);
+		}
+		/*
+		 * Blocks reserved past EOF (KEEP_SIZE: i_size stays), so
+		 * that the call's device range is known and the injected
+		 * error is judged only when it hit the call's own command,
+		 * not a metadata write.
+		 */
+		rb = off / bs * bs;
+		rlen = (off + len + bs - 1) / bs * bs - rb;
+		if (fallocate(fd, FALLOC_FL_KEEP_SIZE, rb, rlen))
+			tap_bail("%s: fallocate: %s", what, strerror(errno));
+		m = wt_map(fd, rb, &phys, &avail);
+		if ((m && m != WT_MAP_UNWRITTEN) || avail < (uint64_t)rlen)
+			tap_bail("%s: no single extent under the range (map flags 0x%x)", what, m);
+		wt_pattern(buf, len, off, G_NEW);
+		if (failed_write(fd, buf, len, off, flags, phys, rlen, false, &inj, &ret))
+			break;
+		close(fd);	/* the write may have reached the device: a new file */
 	}
-	/*
-	 * Blocks reserved past EOF (KEEP_SIZE: i_size stays), so that the
-	 * call's device range is known and the injected error is judged only
-	 * when it hit the call's own command, not a metadata write.
-	 */
-	rb = off / bs * bs;
-	rlen = (off + len + bs - 1) / bs * bs - rb;
-	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, rb, rlen))
-		tap_bail("%s: fallocate: %s", what, strerror(errno));
-	m = wt_map(fd, rb, &phys, &avail);
-	if ((m && m != WT_MAP_UNWRITTEN) || avail < (uint64_t)rlen)
-		tap_bail("%s: no single extent under the range (map flags 0x%x)", what, m);
-	wt_pattern(buf, len, off, G_NEW);
-	ret = failed_write(fd, buf, len, off, flags, phys, rlen, false, &inj);
 	check(ret == -EIO && (inj.mine || !inj.traced),
 	      "%s %s failed by the device: -EIO (got %zd %s)", kind(flags), what, ret, atw_err(ret));
 	got = file_size("wt_ioerror_size");
