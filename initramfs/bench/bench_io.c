@@ -17,6 +17,11 @@
  *	  --span B           bytes of file(s) written at random (default 32 MiB)
  *	  --ops N --secs S   stop at N writes or S seconds (default 20000, 3)
  *	  --cdf PATH         write the latency CDF (quantile, us) to PATH
+ *	  --prefix P         the files are DIR/P.N (default "bench")
+ *	  --slices           paired slices (bench_pair): set up and print a
+ *	                     "ready" line, then for each line read from stdin
+ *	                     run one timed slice of --secs seconds and print
+ *	                     one line of its figures; exit at end of input
  *	  --memcpy           no file: time a copy of B bytes from a user buffer
  *	                     into a SPAN-sized buffer at random aligned offsets
  *	                     (the physical floor of a buffered write's copy)
@@ -62,8 +67,8 @@
 #define MAX_QD 256
 
 struct opts {
-	const char *name, *dir, *cdf;
-	bool direct, atomic, wt, dsync, files, memcpy, hash;
+	const char *name, *dir, *cdf, *prefix;
+	bool direct, atomic, wt, dsync, files, memcpy, hash, slices;
 	unsigned int fsync_every, qd, threads;
 	size_t bs;
 	uint64_t span, ops;
@@ -84,6 +89,7 @@ struct worker {
 
 static struct opts o = {
 	.bs = 16384, .span = 32 << 20, .ops = 20000, .secs = 3, .threads = 1,
+	.prefix = "bench",
 };
 static struct worker workers[MAX_THREADS];
 /*
@@ -164,15 +170,21 @@ static const char *flag_names(void)
 	return buf;
 }
 
-/* The file of thread t, created and written once so that writes overwrite. */
+/*
+ * The file of thread t, created and written once so that writes overwrite.
+ * With --slices the file is reserved in one fallocate first, whatever the
+ * workload, so that both sides of a pair write files of the same layout,
+ * and an O_DIRECT workload writes it through O_DIRECT, so that none of it
+ * is cached when the slices start.
+ */
 static int open_file(unsigned int t, uint64_t size)
 {
 	char path[512];
 	struct stat st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/bench.%u", o.dir, o.files ? t : 0);
-	fd = open(path, O_RDWR | O_CREAT, 0644);
+	snprintf(path, sizeof(path), "%s/%s.%u", o.dir, o.prefix, o.files ? t : 0);
+	fd = open(path, O_RDWR | O_CREAT | (o.slices && o.direct ? O_DIRECT : 0), 0644);
 	if (fd < 0)
 		die("open", errno);
 	if (fstat(fd, &st))
@@ -182,6 +194,8 @@ static int open_file(unsigned int t, uint64_t size)
 		char *buf = atw_alloc(chunk);
 		uint64_t off;
 
+		if (o.slices && fallocate(fd, 0, 0, size))
+			die("fallocate", errno);
 		memset(buf, 0x5a, chunk);
 		for (off = 0; off < size; off += chunk)
 			if (pwrite(fd, buf, chunk, off) != (ssize_t)chunk)
@@ -190,7 +204,7 @@ static int open_file(unsigned int t, uint64_t size)
 			die("prefill fsync", errno);
 		free(buf);
 	}
-	if (o.direct) {
+	if (o.direct && !o.slices) {
 		close(fd);
 		fd = open(path, O_RDWR | O_DIRECT);
 		if (fd < 0)
@@ -463,7 +477,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: bench_io NAME DIR [--direct] [--atomic] [--wt] [--dsync]\n"
 		"  [--fsync N] [--uring QD] [--threads T] [--files] [--bs B] [--span B]\n"
-		"  [--ops N] [--secs S] [--cdf PATH] [--memcpy | --hash]\n");
+		"  [--ops N] [--secs S] [--cdf PATH] [--prefix P] [--slices]\n"
+		"  [--memcpy | --hash]\n");
 	exit(2);
 }
 
@@ -492,6 +507,8 @@ static void parse(int argc, char **argv)
 			o.memcpy = true;
 		else if (!strcmp(a, "--hash"))
 			o.hash = true;
+		else if (!strcmp(a, "--slices"))
+			o.slices = true;
 		else if (!v)
 			usage();
 		else if (!strcmp(a, "--fsync"))
@@ -510,11 +527,13 @@ static void parse(int argc, char **argv)
 			o.secs = atof(argv[++i]);
 		else if (!strcmp(a, "--cdf"))
 			o.cdf = argv[++i];
+		else if (!strcmp(a, "--prefix"))
+			o.prefix = argv[++i];
 		else
 			usage();
 	}
 	if (!o.threads || o.threads > MAX_THREADS || o.qd > MAX_QD || !o.bs ||
-	    o.span < o.bs * o.threads || !o.ops ||
+	    o.span < o.bs * o.threads || !o.ops || !*o.prefix || strchr(o.prefix, '/') ||
 	    ((o.memcpy || o.hash) && (o.qd || o.files || o.direct || o.atomic || o.wt ||
 				    o.dsync || o.fsync_every || (o.memcpy && o.hash))))
 		usage();
@@ -522,9 +541,112 @@ static void parse(int argc, char **argv)
 		   (o.dsync ? RWF_DSYNC : 0);
 }
 
+/* Starts the workers, waits for them; t_end is o.secs after *t0. */
+static void run_workers(uint64_t *t0, uint64_t *t1)
+{
+	unsigned int t;
+
+	for (t = 0; t < o.threads; t++)
+		workers[t].done = 0;
+	*t0 = now_ns();
+	t_end = *t0 + (uint64_t)(o.secs * 1e9);
+	for (t = 0; t < o.threads; t++)
+		pthread_create(&workers[t].tid, NULL, o.qd ? run_uring : run_sync,
+			       &workers[t]);
+	for (t = 0; t < o.threads; t++)
+		pthread_join(workers[t].tid, NULL);
+	*t1 = now_ns();
+}
+
+/* Every worker's latencies of the last run, sorted; *n: how many. */
+static uint64_t *sorted_latencies(uint64_t *n)
+{
+	uint64_t *all;
+	unsigned int t;
+
+	*n = 0;
+	for (t = 0; t < o.threads; t++) {
+		if (workers[t].err)
+			die(workers[t].what, workers[t].err);
+		*n += workers[t].done;
+	}
+	if (!*n)
+		die("no write completed", EIO);
+	all = malloc(*n * sizeof(uint64_t));
+	if (!all)
+		die("malloc", ENOMEM);
+	*n = 0;
+	for (t = 0; t < o.threads; t++) {
+		memcpy(all + *n, workers[t].lat, workers[t].done * sizeof(uint64_t));
+		*n += workers[t].done;
+	}
+	qsort(all, *n, sizeof(uint64_t), cmp_u64);
+	return all;
+}
+
+/*
+ * --slices: the state scripts/compare's plan gives a workload before its
+ * run (start_state), made here for this workload's files alone, since the
+ * other side of the pair runs meanwhile: nothing cached for O_DIRECT (the
+ * file was written through O_DIRECT: a direct write over cached pages
+ * invalidates them, which costs), the whole file cached for buffered
+ * writes, as in a steady state.
+ */
+static void settle_cache(void)
+{
+	char *buf = atw_alloc(1 << 20);
+	unsigned int t;
+
+	for (t = 0; !o.direct && t < (o.files ? o.threads : 1); t++) {
+		char path[512];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s.%u", o.dir, o.prefix, t);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			die("open to cache the file", errno);
+		while (read(fd, buf, 1 << 20) > 0)
+			;
+		close(fd);
+	}
+	free(buf);
+}
+
+/*
+ * --slices: one slice per line of input, each a line of output. No device
+ * trace (its buffer is resized per start, which costs as much as a slice).
+ */
+static int serve_slices(void)
+{
+	char line[64];
+	unsigned int k = 0;
+
+	settle_cache();
+	print_head("ready");
+	printf("\"ndelay\":\"%s\"}\n", getenv("ATW_NDELAY") ? getenv("ATW_NDELAY") : "");
+	fflush(stdout);
+	while (fgets(line, sizeof(line), stdin)) {
+		uint64_t t0, t1, c0, c1, n, *all;
+		double secs;
+
+		c0 = cpu_busy_ticks();
+		run_workers(&t0, &t1);
+		c1 = cpu_busy_ticks();
+		all = sorted_latencies(&n);
+		secs = (t1 - t0) / 1e9;
+		printf("{\"slice\":%u,\"ops\":%llu,\"secs\":%.3f,\"ops_s\":%.1f,"
+		       "\"p50_us\":%.1f,\"p99_us\":%.1f,\"cpu_us_op\":%.1f}\n",
+		       k++, (unsigned long long)n, secs, n / secs, pct(all, n, 0.5),
+		       pct(all, n, 0.99), (c1 - c0) * (1e6 / sysconf(_SC_CLK_TCK)) / n);
+		fflush(stdout);
+		free(all);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	uint64_t w0, f0, w1, f1, c0, c1, t0, t1, n = 0, *all;
+	uint64_t w0, f0, w1, f1, c0, c1, t0, t1, n, *all;
 	double secs;
 	unsigned int t;
 	int fd0 = -1, dev_trace = -ENODEV;
@@ -558,6 +680,8 @@ int main(int argc, char **argv)
 		trial(workers[0].fd);
 	}
 	sync();
+	if (o.slices)
+		return serve_slices();
 
 	if (!o.memcpy && !o.hash && atw_disk()) {
 		lbs = atw_disk_queue_attr(atw_disk(), "logical_block_size");
@@ -565,35 +689,12 @@ int main(int argc, char **argv)
 	}
 	disk_stat(&w0, &f0);
 	c0 = cpu_busy_ticks();
-	t0 = now_ns();
-	t_end = t0 + (uint64_t)(o.secs * 1e9);
-	for (t = 0; t < o.threads; t++)
-		pthread_create(&workers[t].tid, NULL, o.qd ? run_uring : run_sync,
-			       &workers[t]);
-	for (t = 0; t < o.threads; t++)
-		pthread_join(workers[t].tid, NULL);
-	t1 = now_ns();
+	run_workers(&t0, &t1);
 	c1 = cpu_busy_ticks();
 	disk_stat(&w1, &f1);
 	if (!dev_trace)
 		dev_trace = devcount_stop(&dc, lbs > 0 ? lbs : 512);
-
-	for (t = 0; t < o.threads; t++) {
-		if (workers[t].err)
-			die(workers[t].what, workers[t].err);
-		n += workers[t].done;
-	}
-	if (!n)
-		die("no write completed", EIO);
-	all = malloc(n * sizeof(uint64_t));
-	if (!all)
-		die("malloc", ENOMEM);
-	n = 0;
-	for (t = 0; t < o.threads; t++) {
-		memcpy(all + n, workers[t].lat, workers[t].done * sizeof(uint64_t));
-		n += workers[t].done;
-	}
-	qsort(all, n, sizeof(uint64_t), cmp_u64);
+	all = sorted_latencies(&n);
 	secs = (t1 - t0) / 1e9;
 
 	print_head("ok");
