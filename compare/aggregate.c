@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * aggregate.c: medians over the rounds, latencies seen, ratios to DIO;
+ * paired ratios with their intervals;
  * bench_stable_cost's modes and pg_bench's configurations over the boots.
  */
 #include "aggregate.h"
@@ -245,12 +246,13 @@ struct pgb_agg agg_pgbench(const char *kernel, const char *cfg)
 {
 	static double tps[MAX_PGB], xon[MAX_PGB], avg[MAX_PGB], p99[MAX_PGB],
 		cv[MAX_PGB], wal[MAX_PGB], fpi[MAX_PGB], devw[MAX_PGB], devb[MAX_PGB],
-		flush[MAX_PGB], cw[MAX_PGB], cs[MAX_PGB], xwal[MAX_PGB], xcv[MAX_PGB];
+		flush[MAX_PGB], cw[MAX_PGB], cs[MAX_PGB], xwal[MAX_PGB], xcv[MAX_PGB],
+		xun[MAX_PGB];
 	struct pgb_agg a = { .na = NULL };
-	int i, j, n = 0, ncv = 0, nxon = 0, nxwal = 0, nxcv = 0;
+	int i, j, n = 0, ncv = 0, nxon = 0, nxwal = 0, nxcv = 0, nxun = 0;
 
 	for (i = 0; i < npgbs; i++) {
-		const struct pgb *x = &pgbs[i], *on;
+		const struct pgb *x = &pgbs[i], *on, *un;
 
 		if (strcmp(x->kernel, kernel))
 			continue;
@@ -290,7 +292,10 @@ struct pgb_agg agg_pgbench(const char *kernel, const char *cfg)
 			a.first_errno = x->first_errno;
 		if (!a.lib_mode[0])
 			scopy(a.lib_mode, sizeof(a.lib_mode), x->lib_mode);
-		/* Ratios to fpw-on in the same boot. */
+		/* Ratios to fpw-off-unsafe and to fpw-on in the same boot. */
+		un = pgb_of(kernel, x->round, "fpw-off-unsafe");
+		if (un && un->tps > 0)
+			xun[nxun++] = x->tps / un->tps;
 		on = pgb_of(kernel, x->round, "fpw-on");
 		if (!on)
 			continue;
@@ -303,6 +308,7 @@ struct pgb_agg agg_pgbench(const char *kernel, const char *cfg)
 	}
 	a.tps = stat_of(tps, n);
 	a.x_on = stat_of(xon, nxon);
+	a.x_unsafe = stat_of(xun, nxun);
 	a.x_wal = stat_of(xwal, nxwal).med;
 	a.x_cv = stat_of(xcv, nxcv).med;
 	a.lat_avg = stat_of(avg, n).med;
@@ -337,4 +343,77 @@ double profile_us(const struct profile *p, unsigned long samples)
 	if (!p || !p->ops || !p->hz)
 		return 0;
 	return samples * (1e6 / p->hz) / p->ops;
+}
+
+/*
+ * Ranks k and n + 1 - k (1-based) of the sorted sample bound the median
+ * with probability 1 - 2 P(B <= k - 1), B ~ Binomial(n, 1/2): the largest k
+ * with P(B <= k - 1) <= 0.025 gives an interval of at least 95 %.
+ */
+void median_ci(double *v, int n, double *med, double *lo, double *hi)
+{
+	double cdf = 0;
+	int k = 0;
+
+	*med = *lo = *hi = NAN;
+	if (n <= 0)
+		return;
+	*med = median_of(v, n);
+	for (;;) {
+		/* P(B = k), from lgamma: exact enough for n up to thousands */
+		double pk = exp(lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0) -
+				n * log(2.0));
+
+		if (cdf + pk > 0.025)
+			break;
+		cdf += pk;
+		k++;
+	}
+	/* here P(B <= k - 1) <= 0.025 < P(B <= k) */
+	if (k >= 1 && k <= n + 1 - k) {
+		*lo = v[k - 1];
+		*hi = v[n - k];
+	}
+}
+
+struct paired agg_pair(const char *kernel, const char *name, int ndelay, enum pair_metric m)
+{
+	static double v[MAX_PAIRRUNS * 4];
+	struct paired r = { 0, 0, NAN, NAN, NAN, NULL };
+	int i, j;
+
+	for (i = 0; i < npairruns; i++) {
+		const struct pairrun *p = &pairruns[i];
+
+		if ((kernel && strcmp(p->kernel, kernel)) || strcmp(p->name, name))
+			continue;
+		if (!strcmp(p->status, "n/a") && !r.na)
+			r.na = p->reason;
+		if (strcmp(p->status, "ok") || p->ndelay != ndelay)
+			continue;
+		r.boots++;
+		for (j = 0; j < p->n && r.n < (int)(sizeof(v) / sizeof(v[0])); j++) {
+			double x = m == PAIR_OPS ? p->a_ops[j] / p->b_ops[j] :
+				   m == PAIR_P50 ? p->a_p50[j] / p->b_p50[j] :
+						   p->a_cpu[j] / p->b_cpu[j];
+
+			if (isfinite(x) && x > 0)
+				v[r.n++] = x;
+		}
+	}
+	median_ci(v, r.n, &r.med, &r.lo, &r.hi);
+	return r;
+}
+
+const char *kernel_with_pair(const char *name, int ndelay)
+{
+	int k, i;
+
+	for (k = 0; k < nkernels; k++)
+		for (i = 0; i < npairruns; i++)
+			if (!strcmp(pairruns[i].kernel, kernels[k]) &&
+			    !strcmp(pairruns[i].name, name) && pairruns[i].ndelay == ndelay &&
+			    !strcmp(pairruns[i].status, "ok"))
+				return kernels[k];
+	return NULL;
 }

@@ -49,6 +49,27 @@ const struct profile *find_profile(const char *kernel, const char *name);
 /* samples of profile p, as us of CPU per write (0 without writes). */
 double profile_us(const struct profile *p, unsigned long samples);
 
+/*
+ * A paired ratio (bench_pair) of one kernel at one latency, pooled over its
+ * boots: the median of the per-pair ratios A/B and a 95 % confidence
+ * interval of that median from order statistics (distribution-free: the
+ * ranks where Binomial(n, 1/2) leaves at most 2.5 % on each side; lo and hi
+ * are NaN below n = 6, where no such interval exists). n = 0 when none
+ * ran; na: the first reason a boot gave instead (n/a), or NULL.
+ */
+enum pair_metric { PAIR_OPS, PAIR_P50, PAIR_CPU };
+struct paired {
+	int n, boots;
+	double med, lo, hi;
+	const char *na;
+};
+/* kernel NULL: every kernel (for the n/a reason when none ran it) */
+struct paired agg_pair(const char *kernel, const char *name, int ndelay, enum pair_metric m);
+/* The first kernel (boot order) with an ok bench_pair line name at ndelay, or NULL. */
+const char *kernel_with_pair(const char *name, int ndelay);
+/* 95 % order-statistic interval of the median of v[0..n) (sorts v). */
+void median_ci(double *v, int n, double *med, double *lo, double *hi);
+
 /* One bench_stable_cost mode on one kernel over the boots. */
 struct stable_agg {
 	int boots;		/* boots with a stable_cost.jsonl of this kernel */
@@ -65,13 +86,15 @@ struct stable_agg agg_stable(const char *kernel, const char *mode);
  * One pg_bench configuration on one kernel over the boots: TPS median
  * [min..max], the other figures the median of the boots' figures (per
  * transaction: each boot's total / its transactions), the library's
- * counters summed, and ratios to fpw-on in the same boot (median).
+ * counters summed, and ratios to fpw-on and to fpw-off-unsafe in the same
+ * boot (median).
  */
 struct pgb_agg {
 	int boots;		/* boots with a pgbench.jsonl of this kernel */
 	int errors;		/* boots where it could not be run */
 	struct stat3 tps;
 	struct stat3 x_on;	/* TPS / fpw-on's TPS */
+	struct stat3 x_unsafe;	/* TPS / fpw-off-unsafe's TPS */
 	double x_wal;		/* fpw-on's WAL/txn / this one's */
 	double x_cv;		/* fpw-on's tps_cv / this one's */
 	double lat_avg, lat_p99, tps_cv;	/* ms, ms, stddev/mean */

@@ -28,8 +28,9 @@ void json_out_pgbench(const char *kernel, const char *config, const struct pgb_a
 /* fpw-off-atomic against fpw-on on one kernel, beside the LSFMM figures. */
 void json_out_pgbench_anchor(const char *kernel, double x_tps, double x_cv, double x_wal,
 			     bool void_claim);
+/* lo, hi, n: the paired interval and its pairs; n = 0 for a per-round ratio. */
 void json_out_target(const char *what, double have, double want, bool at_most,
-		     const char *verdict);
+		     const char *verdict, double lo, double hi, int n);
 /* kernel NULL: pooled over all boots ("all"). */
 void json_out_xcheck(const char *kernel, enum metric m, double fio, double bench_io,
 		     int n_fio, int n_bench_io);

@@ -19,6 +19,13 @@ void read_runs(void);
 /* read_bench.c: DIR/bench.jsonl, one bench_io line per workload. */
 void read_bench(const char *dir, const char *kernel, int round);
 
+/*
+ * read_pairs.c: DIR/pairs.jsonl, one bench_pair line per paired ratio;
+ * absent files as for read_stable_cost (read_pairs_done() at the end).
+ */
+void read_pairs(const char *dir, const char *kernel, int round);
+void read_pairs_done(void);
+
 /* read_fio.c: DIR/fio.jsonl and the fio JSON output each ok line names. */
 void read_fio(const char *dir, const char *kernel, int round);
 

@@ -13,6 +13,8 @@ const char *const metric_name[NR_METRICS] = {
 
 struct sample samples[MAX_SAMPLES];
 int nsamples;
+struct pairrun pairruns[MAX_PAIRRUNS];
+int npairruns;
 struct probe probes[MAX_PROBES];
 int nprobes;
 struct pcut pcuts[MAX_PCUTS];
@@ -74,6 +76,19 @@ struct sample *new_sample(const char *kernel, int round)
 	scopy(s->kernel, sizeof(s->kernel), kernel);
 	s->round = round;
 	return s;
+}
+
+struct pairrun *new_pairrun(const char *kernel, int round)
+{
+	struct pairrun *p;
+
+	if (npairruns >= MAX_PAIRRUNS)
+		die("too many bench_pair lines");
+	p = &pairruns[npairruns++];
+	memset(p, 0, sizeof(*p));
+	scopy(p->kernel, sizeof(p->kernel), kernel);
+	p->round = round;
+	return p;
 }
 
 struct stable *new_stable(const char *kernel, int round, enum stable_kind kind)

@@ -3,8 +3,8 @@
  * results.h: what the readers fill and the sections read, for one results
  * directory: env.txt, the samples (bench_io and fio), the probes
  * (bench_probe), bench_stable_cost's lines, pg_bench's configurations, the
- * power-cut summaries, the randops summaries, the profiles and the cost of
- * each series.
+ * power-cut summaries, the randops summaries, the profiles, the paired
+ * ratios (bench_pair) and the cost of each series.
  * Defined in results.c.
  */
 #ifndef ATW_REPORT_RESULTS_H
@@ -94,6 +94,22 @@ struct pgb_setup {
 	double secs;
 };
 
+/*
+ * One bench_pair line of one boot (pairs.jsonl): two workloads alternated
+ * in slices, each pair of slices one ratio A/B; or why not (n/a, error).
+ */
+#define MAX_PAIRRUNS 256
+#define MAX_SLICES 200
+struct pairrun {
+	char kernel[32], name[48], a[48], b[48], status[8], reason[200];
+	int round, ndelay, n;
+	double secs;
+	double a_ops[MAX_SLICES], b_ops[MAX_SLICES];
+	double a_p50[MAX_SLICES], b_p50[MAX_SLICES];
+	double a_cpu[MAX_SLICES], b_cpu[MAX_SLICES];
+	int a_first;		/* pairs whose A slice ran first */
+};
+
 /* One probe.jsonl line (bench_probe). */
 struct probe {
 	char kernel[32], id[32], mode[8], result[16], detail[200];
@@ -145,6 +161,8 @@ struct cost {
 
 extern struct sample samples[MAX_SAMPLES];
 extern int nsamples;
+extern struct pairrun pairruns[MAX_PAIRRUNS];
+extern int npairruns;
 extern struct probe probes[MAX_PROBES];
 extern int nprobes;
 extern struct pcut pcuts[MAX_PCUTS];
@@ -176,6 +194,8 @@ bool workload_filter(void);
 void add_kernel(const char *kernel);
 /* A zeroed sample appended to samples[] (dies when full). */
 struct sample *new_sample(const char *kernel, int round);
+/* A zeroed bench_pair line appended to pairruns[] (dies when full). */
+struct pairrun *new_pairrun(const char *kernel, int round);
 /* A zeroed bench_stable_cost line appended to stables[] (dies when full). */
 struct stable *new_stable(const char *kernel, int round, enum stable_kind kind);
 /* A zeroed pgbench configuration appended to pgbs[] (dies when full). */

@@ -153,11 +153,12 @@ void json_out_pgbench_anchor(const char *kernel, double x_tps, double x_cv, doub
 }
 
 void json_out_target(const char *what, double have, double want, bool at_most,
-		     const char *verdict)
+		     const char *verdict, double lo, double hi, int n)
 {
-	add(json_pack("{s:o, s:o, s:o, s:b, s:s}", "target", str(what),
+	add(json_pack("{s:o, s:o, s:o, s:b, s:s, s:o, s:o, s:i}", "target", str(what),
 		      "value", fixed_or_minus1(have, 4), "want", fixed(want, 2),
-		      "at_most", at_most, "verdict", verdict));
+		      "at_most", at_most, "verdict", verdict, "ci_lo", fixed_or_minus1(lo, 4),
+		      "ci_hi", fixed_or_minus1(hi, 4), "pairs", n));
 }
 
 void json_out_xcheck(const char *kernel, enum metric m, double fio, double bench_io,
