@@ -14,7 +14,8 @@ enum component {
 	COMP_MM,	/* page cache, pinning, allocation, writeback accounting */
 	COMP_BLOCK,	/* block layer, SCSI mid-layer and sd */
 	COMP_DISK,	/* scsi_debug: the emulated device's own work */
-	COMP_OTHER,	/* syscalls, scheduler, interrupts, user space */
+	COMP_IRQ,	/* interrupt and softirq entry, nothing known inside */
+	COMP_OTHER,	/* syscalls, scheduler, user space */
 	NR_COMPONENTS
 };
 

@@ -3,6 +3,7 @@
  * report: the scripts/compare report from one results directory.
  *
  *	report RESULTS_DIR REPO_ROOT
+ *	report --selftest      known answers (selftest.c), TAP lines
  *
  * Reads RESULTS_DIR/env.txt (KEY=VALUE, written by scripts/compare) and, for
  * every boot RESULTS_DIR/rROUND-VARIANT/results/: bench.jsonl (bench_io),
@@ -39,12 +40,15 @@
 #include "text.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
 	char path[1200];
 	FILE *out;
 
+	if (argc == 2 && !strcmp(argv[1], "--selftest"))
+		return selftest();
 	if (argc != 3) {
 		fprintf(stderr, "usage: report RESULTS_DIR REPO_ROOT\n");
 		return 2;

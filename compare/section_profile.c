@@ -54,7 +54,7 @@ static int cmp_excess(const void *a, const void *b)
 static void components(FILE *out)
 {
 	static const char *const head[NR_COMPONENTS] = {
-		"copy", "own", "fs", "mm", "block", "disk", "rest",
+		"copy", "own", "fs", "mm", "block", "disk", "irq", "rest",
 	};
 	int i, c;
 
@@ -62,9 +62,11 @@ static void components(FILE *out)
 		"of each sample: copy = user data copied (a copy routine at the leaf,\n"
 		"not under scsi_debug); own = functions the series add; fs = XFS and\n"
 		"iomap; mm = page cache, pinning, allocation; block = block layer, SCSI,\n"
-		"sd; disk = scsi_debug's own work (absent on hardware); rest = syscall,\n"
-		"scheduler, interrupts, user space. The copy's share is the part the\n"
-		"emulator distorts most (Environment: its calibration).\n");
+		"sd; disk = scsi_debug's own work (absent on hardware); irq = interrupt\n"
+		"and softirq entry with no known part inside (the walk never crosses\n"
+		"into the interrupted task); rest = syscall, scheduler, user space. The\n"
+		"copy's share is the part the emulator distorts most (Environment: its\n"
+		"calibration).\n");
 	fprintf(out, "%-15s %c", "workload", 'k');
 	for (c = 0; c < NR_COMPONENTS; c++)
 		fprintf(out, " %6s", head[c]);

@@ -42,5 +42,7 @@ void section_powercut(FILE *out);
 void section_randops(FILE *out);
 /* The cost in code of each series, by subsystem. */
 void section_cost(FILE *out);
+/* report --selftest (selftest.c): known answers; 0 when all hold. */
+int selftest(void);
 
 #endif
