@@ -2,8 +2,8 @@
 /*
  * read_runs.c: the benchmark boots of a results directory,
  * RESDIR/rROUND-VARIANT/results/, each read by read_bench, read_pairs,
- * read_fio, read_probes, read_stable_cost, read_pgbench and read_profile. A
- * boot directory without results/ (the boot failed before the plan wrote
+ * read_disk_cost, read_fio, read_probes, read_stable_cost, read_pgbench and
+ * read_profile. A boot directory without results/ (the boot failed before the plan wrote
  * anything) is one bad input.
  */
 #include "bad_inputs.h"
@@ -46,6 +46,7 @@ void read_runs(void)
 		}
 		read_bench(dir, kernel, round);
 		read_pairs(dir, kernel, round);
+		read_disk_cost(dir, kernel, round);
 		read_fio(dir, kernel, round);
 		read_probes(dir, kernel, round);
 		read_stable_cost(dir, kernel, round);
@@ -54,6 +55,7 @@ void read_runs(void)
 	}
 	closedir(d);
 	read_pairs_done();
+	read_disk_cost_done();
 	read_stable_cost_done();
 	read_pgbench_done();
 }

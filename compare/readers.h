@@ -26,6 +26,13 @@ void read_bench(const char *dir, const char *kernel, int round);
 void read_pairs(const char *dir, const char *kernel, int round);
 void read_pairs_done(void);
 
+/*
+ * read_disk_cost.c: DIR/disk_cost.jsonl, bench_disk_cost's lines; absent
+ * files as for read_stable_cost (read_disk_cost_done() at the end).
+ */
+void read_disk_cost(const char *dir, const char *kernel, int round);
+void read_disk_cost_done(void);
+
 /* read_fio.c: DIR/fio.jsonl and the fio JSON output each ok line names. */
 void read_fio(const char *dir, const char *kernel, int round);
 

@@ -15,6 +15,8 @@ struct sample samples[MAX_SAMPLES];
 int nsamples;
 struct pairrun pairruns[MAX_PAIRRUNS];
 int npairruns;
+struct diskcost diskcosts[MAX_DISKCOSTS];
+int ndiskcosts;
 struct probe probes[MAX_PROBES];
 int nprobes;
 struct pcut pcuts[MAX_PCUTS];

@@ -110,6 +110,17 @@ struct pairrun {
 	int a_first;		/* pairs whose A slice ran first */
 };
 
+/*
+ * One bench_disk_cost line of one boot (disk_cost.jsonl): the wall time of
+ * scsi_debug's schedule_resp per call (kprobes) while one workload ran.
+ */
+#define MAX_DISKCOSTS 256
+struct diskcost {
+	char kernel[32], name[48], status[8], reason[160];
+	int round, ndelay;
+	double p50, p90, mean, calls_per_write;
+};
+
 /* One probe.jsonl line (bench_probe). */
 struct probe {
 	char kernel[32], id[32], mode[8], result[16], detail[200];
@@ -163,6 +174,8 @@ extern struct sample samples[MAX_SAMPLES];
 extern int nsamples;
 extern struct pairrun pairruns[MAX_PAIRRUNS];
 extern int npairruns;
+extern struct diskcost diskcosts[MAX_DISKCOSTS];
+extern int ndiskcosts;
 extern struct probe probes[MAX_PROBES];
 extern int nprobes;
 extern struct pcut pcuts[MAX_PCUTS];
