@@ -8,6 +8,7 @@
 #include "text.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,41 +346,59 @@ double profile_us(const struct profile *p, unsigned long samples)
 	return samples * (1e6 / p->hz) / p->ops;
 }
 
-/*
- * Ranks k and n + 1 - k (1-based) of the sorted sample bound the median
- * with probability 1 - 2 P(B <= k - 1), B ~ Binomial(n, 1/2): the largest k
- * with P(B <= k - 1) <= 0.025 gives an interval of at least 95 %.
- */
-void median_ci(double *v, int n, double *med, double *lo, double *hi)
+double median(double *v, int n)
 {
-	double cdf = 0;
-	int k = 0;
+	return n > 0 ? median_of(v, n) : NAN;
+}
+
+static uint64_t xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+#define BOOTSTRAP_RESAMPLES 2000
+#define MAX_PAIRED (MAX_PAIRRUNS * MAX_SLICES)
+
+void cluster_ci(double *const *v, const int *n, int nb, double *med, double *lo, double *hi)
+{
+	static double pool[MAX_PAIRED], meds[BOOTSTRAP_RESAMPLES];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int b, r, i, total = 0;
 
 	*med = *lo = *hi = NAN;
-	if (n <= 0)
+	for (b = 0; b < nb; b++)
+		for (i = 0; i < n[b] && total < MAX_PAIRED; i++)
+			pool[total++] = v[b][i];
+	if (!total)
 		return;
-	*med = median_of(v, n);
-	for (;;) {
-		/* P(B = k), from lgamma: exact enough for n up to thousands */
-		double pk = exp(lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0) -
-				n * log(2.0));
+	*med = exp(median_of(pool, total));
+	if (total < 6)
+		return;
+	for (r = 0; r < BOOTSTRAP_RESAMPLES; r++) {
+		int m = 0;
 
-		if (cdf + pk > 0.025)
-			break;
-		cdf += pk;
-		k++;
+		for (b = 0; b < nb; b++) {
+			int pick = xorshift(&x) % nb;
+
+			for (i = 0; i < n[pick] && m < MAX_PAIRED; i++)
+				pool[m++] = v[pick][xorshift(&x) % n[pick]];
+		}
+		meds[r] = median_of(pool, m);
 	}
-	/* here P(B <= k - 1) <= 0.025 < P(B <= k) */
-	if (k >= 1 && k <= n + 1 - k) {
-		*lo = v[k - 1];
-		*hi = v[n - k];
-	}
+	qsort(meds, BOOTSTRAP_RESAMPLES, sizeof(double), cmp_dbl);
+	*lo = exp(meds[BOOTSTRAP_RESAMPLES * 25 / 1000]);
+	*hi = exp(meds[BOOTSTRAP_RESAMPLES * 975 / 1000 - 1]);
 }
 
 struct paired agg_pair(const char *kernel, const char *name, int ndelay, enum pair_metric m)
 {
-	static double v[MAX_PAIRRUNS * 4];
-	struct paired r = { 0, 0, NAN, NAN, NAN, NULL };
+	static double logs[PAIRED_MAX_BOOTS][MAX_SLICES], first[2][MAX_PAIRED];
+	double *v[PAIRED_MAX_BOOTS] = { NULL };
+	int n[PAIRED_MAX_BOOTS] = { 0 }, nf[2] = { 0, 0 };
+	struct paired r = { .med = NAN, .lo = NAN, .hi = NAN, .a_first = NAN, .b_first = NAN };
 	int i, j;
 
 	for (i = 0; i < npairruns; i++) {
@@ -389,19 +408,26 @@ struct paired agg_pair(const char *kernel, const char *name, int ndelay, enum pa
 			continue;
 		if (!strcmp(p->status, "n/a") && !r.na)
 			r.na = p->reason;
-		if (strcmp(p->status, "ok") || p->ndelay != ndelay)
+		if (strcmp(p->status, "ok") || p->ndelay != ndelay || r.boots >= PAIRED_MAX_BOOTS)
 			continue;
-		r.boots++;
-		for (j = 0; j < p->n && r.n < (int)(sizeof(v) / sizeof(v[0])); j++) {
+		v[r.boots] = logs[r.boots];
+		n[r.boots] = 0;
+		for (j = 0; j < p->n; j++) {
 			double x = m == PAIR_OPS ? p->a_ops[j] / p->b_ops[j] :
-				   m == PAIR_P50 ? p->a_p50[j] / p->b_p50[j] :
-						   p->a_cpu[j] / p->b_cpu[j];
+						   p->a_p50[j] / p->b_p50[j];
 
-			if (isfinite(x) && x > 0)
-				v[r.n++] = x;
+			if (!isfinite(x) || x <= 0)
+				continue;
+			logs[r.boots][n[r.boots]++] = log(x);
+			first[!p->a_first[j]][nf[!p->a_first[j]]++] = log(x);
 		}
+		r.n += n[r.boots];
+		r.boot_med[r.boots] = exp(median(logs[r.boots], n[r.boots]));
+		r.boots++;
 	}
-	median_ci(v, r.n, &r.med, &r.lo, &r.hi);
+	cluster_ci(v, n, r.boots, &r.med, &r.lo, &r.hi);
+	r.a_first = exp(median(first[0], nf[0]));
+	r.b_first = exp(median(first[1], nf[1]));
 	return r;
 }
 

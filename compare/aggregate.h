@@ -50,27 +50,41 @@ const struct profile *find_profile(const char *kernel, const char *name);
 double profile_us(const struct profile *p, unsigned long samples);
 
 /*
- * A paired ratio (bench_pair) of one kernel at one latency, pooled over its
- * boots: the median of the per-pair ratios A/B and a 95 % confidence
- * interval of that median from order statistics (distribution-free: the
- * ranks where Binomial(n, 1/2) leaves at most 2.5 % on each side; lo and hi
- * are NaN below n = 6, where no such interval exists). n = 0 when none
- * ran; na: the first reason a boot gave instead (n/a), or NULL.
+ * A paired ratio (bench_pair) of one kernel at one latency over its boots:
+ * the median of the per-pair ratios A/B (on their logarithms, so that A/B
+ * and B/A agree), and a 95 % interval of that median from a cluster
+ * bootstrap: 2000 resamples that draw the boots with replacement and then
+ * the pairs of each drawn boot with replacement, the 2.5 and 97.5
+ * percentiles of the resampled medians (a fixed seed: the same input gives
+ * the same interval). Drawing boots keeps what differs from boot to boot
+ * in the interval, which pooling the pairs alone would leave out; with one
+ * boot it cannot, and boots says so. lo and hi are NaN below 6 pairs. Also
+ * each boot's own median, and the medians of the pairs that ran A first and
+ * of those that ran B first (an order effect shows as a gap). n = 0 when
+ * none ran; na: the first reason a boot gave instead (n/a), or NULL.
  */
-enum pair_metric { PAIR_OPS, PAIR_P50, PAIR_CPU };
+#define PAIRED_MAX_BOOTS 16
+enum pair_metric { PAIR_OPS, PAIR_P50 };
 struct paired {
 	int n, boots;
 	double med, lo, hi;
+	double boot_med[PAIRED_MAX_BOOTS];
+	double a_first, b_first;
 	const char *na;
 };
 /* kernel NULL: every kernel (for the n/a reason when none ran it) */
 struct paired agg_pair(const char *kernel, const char *name, int ndelay, enum pair_metric m);
 /* The first kernel (boot order) with an ok bench_pair line name at ndelay, or NULL. */
 const char *kernel_with_pair(const char *name, int ndelay);
-/* 95 % order-statistic interval of the median of v[0..n) (sorts v). */
-void median_ci(double *v, int n, double *med, double *lo, double *hi);
+/*
+ * The cluster bootstrap of agg_pair on logarithms: nb boots, boot b with
+ * n[b] values at v[b][0..n[b]). Median and interval (exponentiated).
+ */
+void cluster_ci(double *const *v, const int *n, int nb, double *med, double *lo, double *hi);
+/* The median of v[0..n) (sorts v); NaN when n = 0. */
+double median(double *v, int n);
 
-/* One bench_stable_cost mode on one kernel over the boots. */
+/* One bench_stable_cost mode on one kernel over the boots. *//* One bench_stable_cost mode on one kernel over the boots. */
 struct stable_agg {
 	int boots;		/* boots with a stable_cost.jsonl of this kernel */
 	struct stat3 ops;	/* over the boots' medians of the writer's ops/s */

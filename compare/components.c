@@ -7,12 +7,14 @@
  * copying a command's data into its RAM store is the device's work, which
  * hardware does without the CPU). The walk never crosses an interrupt
  * entry: a sample taken in an interrupt or softirq whose own frames name no
- * known part is "interrupts", not whatever the interrupted task was doing
- * (perf's cpu-clock, an hrtimer, records the interrupted registers, so
- * time spent with interrupts off or in a host stall before an interrupt
- * was delivered lands on the interrupted frame: under a contended TCG host
- * that charged scsi_debug's schedule_resp, which submitting tasks run, 8x
- * its own cost).
+ * known part is "interrupts", not whatever the interrupted task was doing.
+ * That much is exact. What it cannot move: perf's cpu-clock, an hrtimer,
+ * records the registers it interrupted, so time the host stalls a vCPU, or
+ * time a CPU spends with interrupts off, lands on the frame the sample
+ * interrupted, whose stack has no interrupt entry. Under a contended TCG
+ * host that charged scsi_debug's schedule_resp (which submitting tasks
+ * run) 8x its own cost in one run; profiles are taken on an idle host, and
+ * bench_disk_cost times the disk's calls without sampling.
  */
 #include "components.h"
 
@@ -79,7 +81,10 @@ static const char *const mm_syms[] = {
 	"__mod_lruvec", "mod_lruvec", "__lruvec", "lruvec_", "mem_cgroup_",
 	"__mem_cgroup", "count_memcg", "node_dirty_", "wb_", "__wb_",
 	"writeback_", "__writeback_", "set_page_dirty", "rmqueue", "clear_page",
-	"wait_on_page", "__set_page_dirty", NULL,
+	"wait_on_page", "__set_page_dirty",
+	/* a page fault (a user copy's source, a mapping's store) */
+	"handle_mm_fault", "__handle_mm_fault", "do_user_addr_fault", "exc_page_fault",
+	"asm_exc_page_fault", "do_fault", "do_anonymous_page", "do_wp_page", NULL,
 };
 
 static const char *const blk_syms[] = {
@@ -93,7 +98,7 @@ static const char *const blk_syms[] = {
 static const char *const irq_syms[] = {
 	"asm_sysvec_", "sysvec_", "asm_common_interrupt", "common_interrupt",
 	"__irq_exit_rcu", "irq_exit_rcu", "handle_softirqs", "__do_softirq",
-	"do_softirq", "__sysvec_", "asm_exc_", NULL,
+	"do_softirq", "__sysvec_", NULL,
 };
 
 static enum component part_of(const char *sym)

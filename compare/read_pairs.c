@@ -87,8 +87,10 @@ static void pair_line(json_t *obj, const struct json_where *at, void *arg)
 		p->b_p50[i] = figure(sl, "b_p50_us", at);
 		p->a_cpu[i] = jneed_num(sl, "a_cpu_us_op", at);
 		p->b_cpu[i] = jneed_num(sl, "b_cpu_us_op", at);
-		if (jfield_str(sl, "first", first, sizeof(first)) && first[0] == 'a')
-			p->a_first++;
+		if (!jfield_str(sl, "first", first, sizeof(first)) ||
+		    (first[0] != 'a' && first[0] != 'b'))
+			bad_input(at->path, "line %d: a slice without \"first\"", at->line);
+		p->a_first[i] = first[0] == 'a';
 	}
 	p->n = (int)json_array_size(slices);
 }

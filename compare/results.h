@@ -107,7 +107,7 @@ struct pairrun {
 	double a_ops[MAX_SLICES], b_ops[MAX_SLICES];
 	double a_p50[MAX_SLICES], b_p50[MAX_SLICES];
 	double a_cpu[MAX_SLICES], b_cpu[MAX_SLICES];
-	int a_first;		/* pairs whose A slice ran first */
+	bool a_first[MAX_SLICES];	/* the pair's A slice ran first */
 };
 
 /*

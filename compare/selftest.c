@@ -2,8 +2,8 @@
 /*
  * selftest.c: report --selftest, known answers for the arithmetic and the
  * classification the targets and the profile rest on (scripts/test runs
- * it with the harness checks): the order-statistic interval of a median,
- * and the component of a profile stack across an interrupt entry.
+ * it with the harness checks): the cluster-bootstrap interval of a paired
+ * ratio, and the component of a profile stack across an interrupt entry.
  */
 #include "aggregate.h"
 #include "components.h"
@@ -21,16 +21,21 @@ static void check(bool ok, const char *what)
 	failed += !ok;
 }
 
-static void ci(int n, double want_lo, double want_hi, const char *what)
+/* Boots of 20 pairs each, boot b at ratio r[b] times 0.99, 1.00 or 1.01. */
+static void ci(const double *r, int nb, int per, double *med, double *lo, double *hi,
+	       bool inverse)
 {
-	double v[64], med, lo, hi;
-	int i;
+	static double vals[4][64];
+	double *v[4];
+	int n[4], b, i;
 
-	for (i = 0; i < n; i++)
-		v[i] = n - i;	/* 1..n, reversed: median_ci sorts */
-	median_ci(v, n, &med, &lo, &hi);
-	check((isnan(want_lo) ? isnan(lo) && isnan(hi) : lo == want_lo && hi == want_hi) &&
-	      med == (n + 1) / 2.0, what);
+	for (b = 0; b < nb; b++) {
+		for (i = 0; i < per; i++)
+			vals[b][i] = (inverse ? -1 : 1) * log(r[b] * (0.99 + 0.01 * (i % 3)));
+		v[b] = vals[b];
+		n[b] = per;
+	}
+	cluster_ci(v, n, nb, med, lo, hi);
 }
 
 static enum component stack(const char *const *syms)
@@ -58,22 +63,39 @@ int selftest(void)
 		"rep_movs_alternative", "copy_page_from_iter_atomic", "iomap_write_iter",
 		"xfs_file_buffered_write", "do_device_access", NULL,
 	};
+	static const char *const fault_in_copy[] = {
+		"handle_mm_fault", "do_user_addr_fault", "exc_page_fault", "asm_exc_page_fault",
+		"rep_movs_alternative", "copy_page_from_iter_atomic", "iomap_write_iter", NULL,
+	};
 	static const char *const irq_in_fs[] = {
 		"blk_mq_end_request", "scsi_end_request", "handle_softirqs",
 		"__irq_exit_rcu", "xfs_file_write_iter", NULL,
 	};
 
-	/* Binomial(n, 1/2) ranks of the 95 % interval: n=20 -> 6 and 15 */
-	ci(20, 6, 15, "median interval, n=20: ranks 6..15");
-	ci(6, 1, 6, "median interval, n=6: ranks 1..6 (the smallest n with one)");
-	ci(5, NAN, NAN, "median interval, n=5: none (no 95 % interval exists)");
-	ci(60, 22, 39, "median interval, n=60: ranks 22..39");
+	static const double three[] = { 0.70, 0.80, 0.90 }, one[] = { 1.25 };
+	double med, lo, hi, imed, ilo, ihi;
+
+	/* boots that disagree: the interval spans them, not one boot's spread */
+	ci(three, 3, 20, &med, &lo, &hi, false);
+	check(fabs(med - 0.80) < 0.01 && lo <= 0.72 && hi >= 0.88,
+	      "paired interval: three boots at 0.70, 0.80, 0.90 give about [0.70..0.90], not 0.80 +-1 %");
+	ci(three, 3, 20, &imed, &ilo, &ihi, true);
+	check(fabs(imed * med - 1) < 1e-9 && fabs(ilo * hi - 1) < 1e-9 && fabs(ihi * lo - 1) < 1e-9,
+	      "paired interval: B/A is the inverse of A/B (logarithms)");
+	ci(one, 1, 20, &med, &lo, &hi, false);
+	check(fabs(med - 1.25) < 1e-9 && lo >= 1.23 && hi <= 1.27,
+	      "paired interval: one boot at 1.25 +-1 % gives 1.25 within +-2 %");
+	ci(one, 1, 5, &med, &lo, &hi, false);
+	check(isnan(lo) && isnan(hi) && fabs(med - 1.25) < 0.02,
+	      "paired interval: 5 pairs give a median and no interval");
 	check(stack(disk) == COMP_DISK, "profile: scsi_debug's schedule_resp is the disk");
 	check(stack(irq_on_disk) == COMP_IRQ,
 	      "profile: a softirq sample over schedule_resp is an interrupt, not the disk");
 	check(stack(disk_copy) == COMP_DISK, "profile: scsi_debug copying into its store is the disk");
 	check(stack(user_copy) == COMP_COPY,
 	      "profile: a copy whose first known caller is iomap is the copy");
+	check(stack(fault_in_copy) == COMP_MM,
+	      "profile: a page fault in a user copy is mm, not an interrupt");
 	check(stack(irq_in_fs) == COMP_BLOCK,
 	      "profile: a known frame inside an interrupt decides");
 	printf("%s\n", failed ? "selftest: FAILED" : "selftest: ok");

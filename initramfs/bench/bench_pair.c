@@ -5,13 +5,19 @@
  *
  *	bench_pair NAME DIR [--pairs N] [--secs S] [--seed X]
  *		   --a NAME_A OPTIONS... --b NAME_B OPTIONS...
+ * (bench_pair's own options come before --a: what follows --a and --b is
+ * bench_io's)
  *
  * Runs two bench_io processes (from PATH) side by side, A on the files
  * DIR/pa.N and B on DIR/pb.N, each set up once in slice mode (bench_io
  * --slices) and then driven a slice at a time: one unrecorded warm-up slice
  * of each, then N pairs (default 20) of one slice of A and one of B, S
- * seconds each (default 0.5), the order of the two drawn at random per pair
- * (seeded by --seed, or by the clock; the seed is printed). The two
+ * seconds each (default 0.5), the order of the two shuffled so that half
+ * the pairs (N even) run A first (seeded by --seed, or by the clock; the
+ * seed is printed); which side sets its files up first follows the seed
+ * too. Every slice ends with 50 ms of quiet before the next starts, so
+ * that work a slice leaves behind (an io_uring ring's teardown, a
+ * completion worker) is not charged to the other side. The two
  * workloads thus share the boot, the file system and whatever the host is
  * doing, slice by slice; each pair gives one ratio A/B of ops/s and of the
  * median latency, free of the drift between rounds and boots that a ratio
@@ -157,6 +163,8 @@ static struct slice run_slice(struct side *s)
 {
 	struct slice r;
 
+	/* quiet: what the previous slice left behind finishes first */
+	usleep(50000);
 	if (fputs("go\n", s->in) == EOF || fflush(s->in))
 		finish("error", "writing to bench_io", s);
 	next_line(s);
@@ -210,7 +218,8 @@ int main(int argc, char **argv)
 	static struct slice sa[MAX_PAIRS], sb[MAX_PAIRS];
 	static bool a_first[MAX_PAIRS];
 	struct side a = { 0 }, b = { 0 };
-	const char *dir, *secs = "0.5", *nd = getenv("ATW_NDELAY");
+	const char *dir, *nd = getenv("ATW_NDELAY");
+	char secs[32] = "0.5";
 	uint64_t seed = 0, x;
 	int i, pairs = 20;
 
@@ -227,7 +236,7 @@ int main(int argc, char **argv)
 			pairs = atoi(argv[i + 1]);
 			i += 2;
 		} else if (i + 1 < argc && !strcmp(argv[i], "--secs")) {
-			secs = argv[i + 1];
+			snprintf(secs, sizeof(secs), "%.3f", atof(argv[i + 1]));
 			i += 2;
 		} else if (i + 1 < argc && !strcmp(argv[i], "--seed")) {
 			seed = strtoull(argv[i + 1], NULL, 0);
@@ -236,7 +245,8 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (!a.name || !b.name || pairs < 1 || pairs > MAX_PAIRS || atof(secs) <= 0)
+	if (!a.name || !b.name || pairs < 1 || pairs > MAX_PAIRS || atof(secs) <= 0 ||
+	    (nd && strspn(nd, "0123456789") != strlen(nd)))
 		usage();
 	if (!seed) {
 		struct timespec ts;
@@ -248,15 +258,30 @@ int main(int argc, char **argv)
 	x = seed;
 	signal(SIGPIPE, SIG_IGN);
 
-	/* one after the other: their file set-ups must not overlap */
+	/* one after the other (their set-ups must not overlap), either first */
+	if (seed & 2) {
+		start(&b, "pb", secs);
+		wait_ready(&b);
+	}
 	start(&a, "pa", secs);
 	wait_ready(&a);
-	start(&b, "pb", secs);
-	wait_ready(&b);
+	if (!(seed & 2)) {
+		start(&b, "pb", secs);
+		wait_ready(&b);
+	}
 	run_slice(&a);		/* warm-up, not recorded */
 	run_slice(&b);
+	/* half the pairs A first, shuffled (Fisher-Yates) */
+	for (i = 0; i < pairs; i++)
+		a_first[i] = i < pairs / 2 || (i == pairs / 2 && pairs % 2 && (rnd(&x) & 1));
+	for (i = pairs - 1; i > 0; i--) {
+		int j = rnd(&x) % (i + 1);
+		bool t = a_first[i];
+
+		a_first[i] = a_first[j];
+		a_first[j] = t;
+	}
 	for (i = 0; i < pairs; i++) {
-		a_first[i] = rnd(&x) & 1;
 		if (a_first[i]) {
 			sa[i] = run_slice(&a);
 			sb[i] = run_slice(&b);
@@ -271,8 +296,10 @@ int main(int argc, char **argv)
 	waitpid(b.pid, NULL, 0);
 
 	printf("{\"pair\":\"%s\",\"status\":\"ok\",\"a\":\"%s\",\"b\":\"%s\","
-	       "\"ndelay\":\"%s\",\"secs\":%s,\"pairs\":%d,\"seed\":%llu,\"slices\":[",
-	       pair_name, a.name, b.name, nd ? nd : "", secs, pairs, (unsigned long long)seed);
+	       "\"ndelay\":\"%s\",\"secs\":%s,\"pairs\":%d,\"seed\":%llu,\"first_set_up\":\"%c\","
+	       "\"slices\":[",
+	       pair_name, a.name, b.name, nd ? nd : "", secs, pairs, (unsigned long long)seed,
+	       seed & 2 ? 'b' : 'a');
 	for (i = 0; i < pairs; i++)
 		printf("%s{\"first\":\"%c\",\"a_ops_s\":%.1f,\"a_p50_us\":%.1f,\"a_cpu_us_op\":%.1f,"
 		       "\"b_ops_s\":%.1f,\"b_p50_us\":%.1f,\"b_cpu_us_op\":%.1f}",
