@@ -50,6 +50,7 @@
 #include "lib/atomic_io.h"
 #include "lib/bench_rwf.h"
 #include "lib/devcount.h"
+#include "lib/kfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -613,17 +615,69 @@ static void settle_cache(void)
 }
 
 /*
+ * --slices, buffered: how the page cache holds the file(s), from
+ * /proc/self/pagemap and /proc/kpageflags over a read-only mapping: the
+ * mean folio size in KiB and the share of pages in large folios (a
+ * write-through puts its whole folio under writeback). -1 when unknown.
+ */
+#define KPF_COMPOUND_HEAD 15
+#define KPF_COMPOUND_TAIL 16
+static void folio_stats(double *mean_kib, double *large)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY);
+	uint64_t pages = 0, folios = 0, in_large = 0;
+	long ps = sysconf(_SC_PAGESIZE);
+	unsigned int t;
+
+	*mean_kib = *large = -1;
+	for (t = 0; pm >= 0 && kf >= 0 && t < (o.files ? o.threads : 1); t++) {
+		uint64_t len = o.files ? o.span / o.threads : o.span, i;
+		unsigned char *map = mmap(NULL, len, PROT_READ, MAP_SHARED, workers[t].fd, 0);
+
+		if (map == MAP_FAILED)
+			break;
+		for (i = 0; i < len; i += ps) {
+			uint64_t pe, pfn, f;
+
+			(void)*(volatile unsigned char *)(map + i);
+			pe = kf_u64_at(pm, (uintptr_t)(map + i) / ps);
+			pfn = (pe >> 63) & 1 ? pe & ((1ULL << 55) - 1) : 0;
+			if (!pfn)
+				continue;
+			f = kf_u64_at(kf, pfn);
+			pages++;
+			folios += !(f & 1ULL << KPF_COMPOUND_TAIL);
+			in_large += !!(f & (1ULL << KPF_COMPOUND_HEAD | 1ULL << KPF_COMPOUND_TAIL));
+		}
+		munmap(map, len);
+	}
+	if (pages && folios) {
+		*mean_kib = (double)pages * ps / 1024 / folios;
+		*large = (double)in_large / pages;
+	}
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+}
+
+/*
  * --slices: one slice per line of input, each a line of output. No device
  * trace (its buffer is resized per start, which costs as much as a slice).
  */
 static int serve_slices(void)
 {
+	double fkib = -1, flarge = -1;
 	char line[64];
 	unsigned int k = 0;
 
 	settle_cache();
+	if (!o.direct)
+		folio_stats(&fkib, &flarge);
 	print_head("ready");
-	printf("\"ndelay\":\"%s\"}\n", getenv("ATW_NDELAY") ? getenv("ATW_NDELAY") : "");
+	printf("\"folio_kib_mean\":%.1f,\"folio_large_share\":%.3f,\"ndelay\":\"%s\"}\n",
+	       fkib, flarge, getenv("ATW_NDELAY") ? getenv("ATW_NDELAY") : "");
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin)) {
 		uint64_t t0, t1, c0, c1, n, *all;

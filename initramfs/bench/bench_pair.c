@@ -24,8 +24,11 @@
  * of two separate runs carries. The A/A check is a workload paired with
  * itself.
  *
- * Prints one JSON line: "status" ok with "slices", one object per pair
- * (which ran first, and each side's ops/s, p50 and CPU per write); "n/a"
+ * Prints one JSON line: "status" ok with how the page cache held each
+ * side's files when it got ready (mean folio size, share of pages in
+ * large folios; -1 for O_DIRECT, whose files are not cached) and
+ * "slices", one object per pair (which ran first, and each side's ops/s,
+ * p50 and CPU per write); "n/a"
  * with the reason when the kernel refuses either workload (bench_io's
  * trial write); "error" when a side failed.
  */
@@ -49,6 +52,7 @@ struct side {
 	pid_t pid;
 	FILE *in, *out;		/* its stdin (we write), its stdout (we read) */
 	char line[4096];
+	double folio_kib, folio_large;	/* the ready line's page-cache figures */
 };
 
 struct slice {
@@ -130,14 +134,27 @@ static void next_line(struct side *s)
 	s->line[strcspn(s->line, "\n")] = 0;
 }
 
+static double field(const char *line, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(line, k);
+	return p ? strtod(p + strlen(k), NULL) : -1;
+}
+
 /* The ready line, or why not: n/a ends the pair as n/a, anything else as error. */
 static void wait_ready(struct side *s)
 {
 	const char *r;
 
 	next_line(s);
-	if (strstr(s->line, "\"status\":\"ready\""))
+	if (strstr(s->line, "\"status\":\"ready\"")) {
+		s->folio_kib = field(s->line, "folio_kib_mean");
+		s->folio_large = field(s->line, "folio_large_share");
 		return;
+	}
 	if (strstr(s->line, "\"status\":\"n/a\"")) {
 		static char why[512];
 
@@ -149,15 +166,6 @@ static void wait_ready(struct side *s)
 	finish("error", "bench_io did not get ready", s);
 }
 
-static double field(const char *line, const char *key)
-{
-	char k[64];
-	const char *p;
-
-	snprintf(k, sizeof(k), "\"%s\":", key);
-	p = strstr(line, k);
-	return p ? strtod(p + strlen(k), NULL) : -1;
-}
 
 static struct slice run_slice(struct side *s)
 {
@@ -297,9 +305,10 @@ int main(int argc, char **argv)
 
 	printf("{\"pair\":\"%s\",\"status\":\"ok\",\"a\":\"%s\",\"b\":\"%s\","
 	       "\"ndelay\":\"%s\",\"secs\":%s,\"pairs\":%d,\"seed\":%llu,\"first_set_up\":\"%c\","
-	       "\"slices\":[",
+	       "\"a_folio_kib_mean\":%.1f,\"a_folio_large_share\":%.3f,"
+	       "\"b_folio_kib_mean\":%.1f,\"b_folio_large_share\":%.3f,\"slices\":[",
 	       pair_name, a.name, b.name, nd ? nd : "", secs, pairs, (unsigned long long)seed,
-	       seed & 2 ? 'b' : 'a');
+	       seed & 2 ? 'b' : 'a', a.folio_kib, a.folio_large, b.folio_kib, b.folio_large);
 	for (i = 0; i < pairs; i++)
 		printf("%s{\"first\":\"%c\",\"a_ops_s\":%.1f,\"a_p50_us\":%.1f,\"a_cpu_us_op\":%.1f,"
 		       "\"b_ops_s\":%.1f,\"b_p50_us\":%.1f,\"b_cpu_us_op\":%.1f}",
