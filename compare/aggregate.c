@@ -362,31 +362,37 @@ static uint64_t xorshift(uint64_t *x)
 #define BOOTSTRAP_RESAMPLES 2000
 #define MAX_PAIRED (MAX_PAIRRUNS * MAX_SLICES)
 
-void cluster_ci(double *const *v, const int *n, int nb, double *med, double *lo, double *hi)
+void cluster_ci(double *const *v, const int *n, int nb, double *est, double *lo, double *hi)
 {
-	static double pool[MAX_PAIRED], meds[BOOTSTRAP_RESAMPLES];
+	static double pool[MAX_SLICES], meds[BOOTSTRAP_RESAMPLES];
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	int b, r, i, total = 0;
+	double sum = 0;
 
-	*med = *lo = *hi = NAN;
-	for (b = 0; b < nb; b++)
-		for (i = 0; i < n[b] && total < MAX_PAIRED; i++)
-			pool[total++] = v[b][i];
-	if (!total)
+	*est = *lo = *hi = NAN;
+	for (b = 0; b < nb; b++) {
+		if (!n[b] || n[b] > MAX_SLICES)
+			return;
+		memcpy(pool, v[b], n[b] * sizeof(double));
+		sum += median_of(pool, n[b]);
+		total += n[b];
+	}
+	if (!nb)
 		return;
-	*med = exp(median_of(pool, total));
+	*est = exp(sum / nb);
 	if (total < 6)
 		return;
 	for (r = 0; r < BOOTSTRAP_RESAMPLES; r++) {
-		int m = 0;
+		double s = 0;
 
 		for (b = 0; b < nb; b++) {
 			int pick = xorshift(&x) % nb;
 
-			for (i = 0; i < n[pick] && m < MAX_PAIRED; i++)
-				pool[m++] = v[pick][xorshift(&x) % n[pick]];
+			for (i = 0; i < n[pick]; i++)
+				pool[i] = v[pick][xorshift(&x) % n[pick]];
+			s += median_of(pool, n[pick]);
 		}
-		meds[r] = median_of(pool, m);
+		meds[r] = s / nb;
 	}
 	qsort(meds, BOOTSTRAP_RESAMPLES, sizeof(double), cmp_dbl);
 	*lo = exp(meds[BOOTSTRAP_RESAMPLES * 25 / 1000]);

@@ -50,24 +50,28 @@ const struct profile *find_profile(const char *kernel, const char *name);
 double profile_us(const struct profile *p, unsigned long samples);
 
 /*
- * A paired ratio (bench_pair) of one kernel at one latency over its boots:
- * the median of the per-pair ratios A/B (on their logarithms, so that A/B
- * and B/A agree), and a 95 % interval of that median from a cluster
- * bootstrap: 2000 resamples that draw the boots with replacement and then
- * the pairs of each drawn boot with replacement, the 2.5 and 97.5
- * percentiles of the resampled medians (a fixed seed: the same input gives
- * the same interval). Drawing boots keeps what differs from boot to boot
- * in the interval, which pooling the pairs alone would leave out; with one
- * boot it cannot, and boots says so. lo and hi are NaN below 6 pairs. Also
- * each boot's own median, and the medians of the pairs that ran A first and
- * of those that ran B first (an order effect shows as a gap). n = 0 when
- * none ran; na: the first reason a boot gave instead (n/a), or NULL.
+ * A paired ratio (bench_pair) of one kernel at one latency over its boots.
+ * Each boot's estimate is the median of its per-pair ratios A/B; the run's
+ * is the mean of the boots' estimates, on logarithms (a geometric mean, so
+ * that A/B and B/A agree): each boot counts once, because the boots are
+ * what differs most (the write-through's ratios fall in two clusters by
+ * boot, docs/findings.md), and a median over pooled pairs jumps between
+ * the clusters with the count of boots in each. Its 95 % interval comes
+ * from a cluster bootstrap: 2000 resamples that draw the boots with
+ * replacement and then the pairs of each drawn boot with replacement, the
+ * 2.5 and 97.5 percentiles of the resampled estimates (a fixed seed: the
+ * same input gives the same interval). With one boot it holds only the
+ * scatter of the pairs, and boots says so. lo and hi are NaN below 6 pairs.
+ * Also each boot's own median, and the medians of the pairs that ran A
+ * first and of those that ran B first (an order effect shows as a gap).
+ * n = 0 when none ran; na: the first reason a boot gave instead (n/a), or
+ * NULL.
  */
 #define PAIRED_MAX_BOOTS 16
 enum pair_metric { PAIR_OPS, PAIR_P50 };
 struct paired {
 	int n, boots;
-	double med, lo, hi;
+	double med, lo, hi;	/* med: the mean of the boots' medians */
 	double boot_med[PAIRED_MAX_BOOTS];
 	double a_first, b_first;
 	const char *na;
@@ -77,10 +81,11 @@ struct paired agg_pair(const char *kernel, const char *name, int ndelay, enum pa
 /* The first kernel (boot order) with an ok bench_pair line name at ndelay, or NULL. */
 const char *kernel_with_pair(const char *name, int ndelay);
 /*
- * The cluster bootstrap of agg_pair on logarithms: nb boots, boot b with
- * n[b] values at v[b][0..n[b]). Median and interval (exponentiated).
+ * agg_pair's estimate and cluster bootstrap on logarithms: nb boots, boot b
+ * with n[b] values at v[b][0..n[b]) (at most MAX_SLICES). The mean of the
+ * boots' medians and its interval, exponentiated.
  */
-void cluster_ci(double *const *v, const int *n, int nb, double *med, double *lo, double *hi);
+void cluster_ci(double *const *v, const int *n, int nb, double *est, double *lo, double *hi);
 /* The median of v[0..n) (sorts v); NaN when n = 0. */
 double median(double *v, int n);
 

@@ -333,13 +333,15 @@ void section_targets(FILE *out)
 	   "Targets (ratios per round, median; TCG; met / not met, never asserted)");
 	if (paired_run) {
 		fprintf(out, "Each paired ratio: the two workloads alternate in slices (half the\n"
-			"pairs A first, shuffled) inside every boot; the median of the per-pair\n"
-			"ratios, and a 95 %% interval of it from a cluster bootstrap (boots drawn\n"
+			"pairs A first, shuffled) inside every boot; each boot's median of its\n"
+			"per-pair ratios, averaged over the boots (geometric mean: each boot\n"
+			"counts once), and a 95 %% interval from a cluster bootstrap (boots drawn\n"
 			"with replacement, then pairs within each; 2000 resamples, fixed seed),\n"
 			"so that what differs between boots widens it; n = pairs; then each\n"
 			"boot's median, and the medians of A-first and B-first pairs (an order\n"
-			"effect shows as a gap). Judged by the median; undecided while the\n"
-			"interval holds the target.\n");
+			"effect shows as a gap). Judged by the estimate; undecided while the\n"
+			"interval holds the target. scripts/compare --agree DIR1 DIR2 says\n"
+			"whether two runs agree.\n");
 		aa_check(out);
 		disk_check(out);
 		fprintf(out, "\n");
