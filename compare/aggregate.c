@@ -359,7 +359,7 @@ static uint64_t xorshift(uint64_t *x)
 	return *x;
 }
 
-#define BOOTSTRAP_RESAMPLES 2000
+#define BOOTSTRAP_RESAMPLES 10000
 #define MAX_PAIRED (MAX_PAIRRUNS * MAX_SLICES)
 
 void cluster_ci(double *const *v, const int *n, int nb, double *est, double *lo, double *hi)
@@ -399,37 +399,55 @@ void cluster_ci(double *const *v, const int *n, int nb, double *est, double *lo,
 	*hi = exp(meds[BOOTSTRAP_RESAMPLES * 975 / 1000 - 1]);
 }
 
+/* Boot p's log ratios into r's next boot; false when it has none. */
+static bool add_boot(struct paired *r, const struct pairrun *p, enum pair_metric m, double *logs,
+		     int *n, double (*first)[MAX_PAIRED], int *nf)
+{
+	int j;
+
+	*n = 0;
+	for (j = 0; j < p->n; j++) {
+		double x = m == PAIR_OPS ? p->a_ops[j] / p->b_ops[j] : p->a_p50[j] / p->b_p50[j];
+		int f = !p->a_first[j];
+
+		if (!isfinite(x) || x <= 0)
+			continue;
+		logs[(*n)++] = log(x);
+		first[f][nf[f]++] = log(x);
+	}
+	if (!*n)
+		return false;
+	r->n += *n;
+	r->boot_med[r->boots++] = exp(median(logs, *n));
+	return true;
+}
+
 struct paired agg_pair(const char *kernel, const char *name, int ndelay, enum pair_metric m)
 {
 	static double logs[PAIRED_MAX_BOOTS][MAX_SLICES], first[2][MAX_PAIRED];
 	double *v[PAIRED_MAX_BOOTS] = { NULL };
 	int n[PAIRED_MAX_BOOTS] = { 0 }, nf[2] = { 0, 0 };
 	struct paired r = { .med = NAN, .lo = NAN, .hi = NAN, .a_first = NAN, .b_first = NAN };
-	int i, j;
+	int i, rd, last = 0;
 
-	for (i = 0; i < npairruns; i++) {
-		const struct pairrun *p = &pairruns[i];
+	for (i = 0; i < npairruns; i++)
+		last = pairruns[i].round > last ? pairruns[i].round : last;
+	/* boots in the order of their rounds */
+	for (rd = 0; rd <= last; rd++) {
+		for (i = 0; i < npairruns; i++) {
+			const struct pairrun *p = &pairruns[i];
 
-		if ((kernel && strcmp(p->kernel, kernel)) || strcmp(p->name, name))
-			continue;
-		if (!strcmp(p->status, "n/a") && !r.na)
-			r.na = p->reason;
-		if (strcmp(p->status, "ok") || p->ndelay != ndelay || r.boots >= PAIRED_MAX_BOOTS)
-			continue;
-		v[r.boots] = logs[r.boots];
-		n[r.boots] = 0;
-		for (j = 0; j < p->n; j++) {
-			double x = m == PAIR_OPS ? p->a_ops[j] / p->b_ops[j] :
-						   p->a_p50[j] / p->b_p50[j];
-
-			if (!isfinite(x) || x <= 0)
+			if (p->round != rd || (kernel && strcmp(p->kernel, kernel)) ||
+			    strcmp(p->name, name))
 				continue;
-			logs[r.boots][n[r.boots]++] = log(x);
-			first[!p->a_first[j]][nf[!p->a_first[j]]++] = log(x);
+			if (!strcmp(p->status, "n/a") && !r.na)
+				r.na = p->reason;
+			if (strcmp(p->status, "ok") || p->ndelay != ndelay ||
+			    r.boots >= PAIRED_MAX_BOOTS)
+				continue;
+			v[r.boots] = logs[r.boots];
+			add_boot(&r, p, m, logs[r.boots], &n[r.boots], first, nf);
 		}
-		r.n += n[r.boots];
-		r.boot_med[r.boots] = exp(median(logs[r.boots], n[r.boots]));
-		r.boots++;
 	}
 	cluster_ci(v, n, r.boots, &r.med, &r.lo, &r.hi);
 	r.a_first = exp(median(first[0], nf[0]));

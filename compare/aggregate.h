@@ -57,7 +57,7 @@ double profile_us(const struct profile *p, unsigned long samples);
  * what differs most (the write-through's ratios fall in two clusters by
  * boot, docs/findings.md), and a median over pooled pairs jumps between
  * the clusters with the count of boots in each. Its 95 % interval comes
- * from a cluster bootstrap: 2000 resamples that draw the boots with
+ * from a cluster bootstrap: 10000 resamples that draw the boots with
  * replacement and then the pairs of each drawn boot with replacement, the
  * 2.5 and 97.5 percentiles of the resampled estimates (a fixed seed: the
  * same input gives the same interval). With one boot it holds only the

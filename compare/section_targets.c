@@ -336,7 +336,7 @@ void section_targets(FILE *out)
 			"pairs A first, shuffled) inside every boot; each boot's median of its\n"
 			"per-pair ratios, averaged over the boots (geometric mean: each boot\n"
 			"counts once), and a 95 %% interval from a cluster bootstrap (boots drawn\n"
-			"with replacement, then pairs within each; 2000 resamples, fixed seed),\n"
+			"with replacement, then pairs within each; 10000 resamples, fixed seed),\n"
 			"so that what differs between boots widens it; n = pairs; then each\n"
 			"boot's median, and the medians of A-first and B-first pairs (an order\n"
 			"effect shows as a gap). Judged by the estimate; undecided while the\n"
