@@ -49,6 +49,21 @@ int jsonl_each(const char *path, jsonl_fn fn, void *arg)
 	return n;
 }
 
+int jsonl_optional(const char *path, jsonl_fn fn, void *arg, struct absent_files *absent,
+		   bool *measured)
+{
+	int n = jsonl_each(path, fn, arg);
+
+	if (n < 0 && errno == ENOENT) {
+		absent_note(absent, path);
+		return -1;
+	}
+	*measured = true;
+	if (n < 0)
+		bad_input(path, "cannot read it (%s)", strerror(errno));
+	return n;
+}
+
 bool jfield_str(json_t *obj, const char *key, char *buf, size_t len)
 {
 	json_t *v = json_object_get(obj, key);

@@ -40,6 +40,16 @@ bool jfield_str(json_t *obj, const char *key, char *buf, size_t len);
  */
 double jfield_num(json_t *obj, const char *key, const struct json_where *at);
 
+struct absent_files;
+/*
+ * jsonl_each() over a file that a plan may not write (bad_inputs.h,
+ * absent_files): a missing one is noted in absent, one that cannot be read
+ * is a bad input; *measured turns true once any boot had the file. Returns
+ * the number of object lines, or -1.
+ */
+int jsonl_optional(const char *path, jsonl_fn fn, void *arg, struct absent_files *absent,
+		   bool *measured);
+
 /* jfield_num() of a key the line must carry: absent is a bad input too. */
 double jneed_num(json_t *obj, const char *key, const struct json_where *at);
 

@@ -14,7 +14,6 @@
 #include "results.h"
 #include "text.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,17 +63,9 @@ void read_disk_cost(const char *dir, const char *kernel, int round)
 {
 	struct dc_ctx c = { kernel, round };
 	char path[1200];
-	int n;
 
 	snprintf(path, sizeof(path), "%s/disk_cost.jsonl", dir);
-	n = jsonl_each(path, dc_line, &c);
-	if (n < 0 && errno == ENOENT) {
-		absent_note(&absent, path);
-		return;
-	}
-	measured = true;
-	if (n < 0)
-		bad_input(path, "cannot read it (%s)", strerror(errno));
+	jsonl_optional(path, dc_line, &c, &absent, &measured);
 }
 
 void read_disk_cost_done(void)

@@ -17,7 +17,6 @@
 #include "results.h"
 #include "text.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,17 +98,9 @@ void read_pairs(const char *dir, const char *kernel, int round)
 {
 	struct pair_ctx c = { kernel, round };
 	char path[1200];
-	int n;
 
 	snprintf(path, sizeof(path), "%s/pairs.jsonl", dir);
-	n = jsonl_each(path, pair_line, &c);
-	if (n < 0 && errno == ENOENT) {
-		absent_note(&absent, path);
-		return;
-	}
-	measured = true;
-	if (n < 0)
-		bad_input(path, "cannot read it (%s)", strerror(errno));
+	jsonl_optional(path, pair_line, &c, &absent, &measured);
 }
 
 void read_pairs_done(void)

@@ -321,10 +321,38 @@ static void pg_targets(FILE *out)
 	}
 }
 
+/* The targets of two workloads on one kernel: paired ratios A/B. */
+static const struct paired_target {
+	const char *what, *name, *a, *b;
+	int ndelay;
+	enum pair_metric metric;
+	double want;
+	bool at_most;
+	const char *how;
+} paired_targets[] = {
+	{ "WT atomic QD1 p50 latency / DIO, 100 us", "pair-wt-dio", "wt-atomic", "dio-atomic",
+	  100000, PAIR_P50, 1.10, true, "wt-atomic vs dio-atomic, same kernel, 100 us" },
+	{ "WT atomic QD1 p50 latency / DIO, 20 us", "pair-wt-dio", "wt-atomic", "dio-atomic",
+	  20000, PAIR_P50, 1.10, true, "wt-atomic vs dio-atomic, same kernel, 20 us" },
+	{ "io_uring QD32 WT atomic ops/s / DIO atomic", "pair-wt-dio-qd32", "wt-atomic-qd32",
+	  "dio-atomic-qd32", 20000, PAIR_OPS, 0.90, false,
+	  "wt-atomic-qd32 vs dio-atomic-qd32, same kernel, 20 us" },
+	{ "WT atomic 4 threads 1 file / DIO atomic", "pair-wt-dio-4t1f", "wt-atomic-4t1f",
+	  "dio-atomic-4t1f", 0, PAIR_OPS, 0.90, false,
+	  "wt-atomic-4t1f vs dio-atomic-4t1f, same kernel, 0 us" },
+	{ "WT atomic 4 threads 4 files / DIO atomic", "pair-wt-dio-4t4f", "wt-atomic-4t4f",
+	  "dio-atomic-4t4f", 0, PAIR_OPS, 0.95, false,
+	  "wt-atomic-4t4f vs dio-atomic-4t4f, same kernel, 0 us" },
+	{ "WT atomic 4 threads 1 file / buffered DSYNC", "pair-wt-dsync-4t1f", "wt-atomic-4t1f",
+	  "buf-dsync-4t1f", 0, PAIR_OPS, 1.5, false,
+	  "wt-atomic-4t1f vs buf-dsync-4t1f, same kernel, 0 us" },
+};
+
 void section_targets(FILE *out)
 {
 	struct stat3 r;
 	char b[16];
+	size_t i;
 
 	missed = wide = 0;
 	paired_run = npairruns > 0;
@@ -346,24 +374,12 @@ void section_targets(FILE *out)
 		disk_check(out);
 		fprintf(out, "\n");
 	}
-	same(out, "WT atomic QD1 p50 latency / DIO, 100 us", "pair-wt-dio", "wt-atomic",
-	     "dio-atomic", 100000, PAIR_P50, 1.10, true,
-	     "wt-atomic vs dio-atomic, same kernel, 100 us");
-	same(out, "WT atomic QD1 p50 latency / DIO, 20 us", "pair-wt-dio", "wt-atomic",
-	     "dio-atomic", 20000, PAIR_P50, 1.10, true,
-	     "wt-atomic vs dio-atomic, same kernel, 20 us");
-	same(out, "io_uring QD32 WT atomic ops/s / DIO atomic", "pair-wt-dio-qd32",
-	     "wt-atomic-qd32", "dio-atomic-qd32", 20000, PAIR_OPS, 0.90, false,
-	     "wt-atomic-qd32 vs dio-atomic-qd32, same kernel, 20 us");
-	same(out, "WT atomic 4 threads 1 file / DIO atomic", "pair-wt-dio-4t1f",
-	     "wt-atomic-4t1f", "dio-atomic-4t1f", 0, PAIR_OPS, 0.90, false,
-	     "wt-atomic-4t1f vs dio-atomic-4t1f, same kernel, 0 us");
-	same(out, "WT atomic 4 threads 4 files / DIO atomic", "pair-wt-dio-4t4f",
-	     "wt-atomic-4t4f", "dio-atomic-4t4f", 0, PAIR_OPS, 0.95, false,
-	     "wt-atomic-4t4f vs dio-atomic-4t4f, same kernel, 0 us");
-	same(out, "WT atomic 4 threads 1 file / buffered DSYNC", "pair-wt-dsync-4t1f",
-	     "wt-atomic-4t1f", "buf-dsync-4t1f", 0, PAIR_OPS, 1.5, false,
-	     "wt-atomic-4t1f vs buf-dsync-4t1f, same kernel, 0 us");
+	for (i = 0; i < sizeof(paired_targets) / sizeof(paired_targets[0]); i++) {
+		const struct paired_target *t = &paired_targets[i];
+
+		same(out, t->what, t->name, t->a, t->b, t->ndelay, t->metric, t->want, t->at_most,
+		     t->how);
+	}
 	r = ratio_rounds(kernel_with("wt-dsync-4t1f", 0), "wt-dsync-4t1f",
 			 kernel_with("wt-dsync-4t1f", 0), "buf-dsync-4t1f", 0, OPS);
 	if (r.n)
