@@ -166,7 +166,6 @@ static void wait_ready(struct side *s)
 	finish("error", "bench_io did not get ready", s);
 }
 
-
 static struct slice run_slice(struct side *s)
 {
 	struct slice r;
