@@ -68,7 +68,9 @@
  *    their range is gone, a direct read past EOF meets post-EOF
  *    preallocation); two batches in one group (one ring, one AIO context);
  *    fault and verify operations; an asynchronous direct write with a
- *    truncate of its file, unless -T (main.c's header: an upstream race).
+ *    truncate of its file, unless -T, and a remap (an unaligned hole punch
+ *    or zero range counts) with an mmap read of its file, unless -I
+ *    (main.c's header: upstream races).
  *    Such draws are redrawn.
  *  - Calls whose results do not depend on the order (a malformed atomic
  *    write, which must fail with EINVAL; fsync, fdatasync,
@@ -158,7 +160,8 @@ struct fp {
 	struct range r[2];
 	bool shrink[NFILES], need[NFILES], trunc[NFILES];
 	bool mmap_w, copy, dio_w, async_dio, buf_w, batch;
-	bool remap, mmap_r;	/* remap: insert range, clone/dedupe into file */
+	bool remap, mmap_r;	/* remap: insert range, clone/dedupe into file,
+				 * a punch or zero range not page-aligned */
 	uint8_t file;
 };
 
@@ -224,6 +227,15 @@ static void op_fp(const struct op *o, struct fp *p)
 		break;
 	case K_FALLOC: case K_PUNCH: case K_ZERO:
 		fp_add(p, f, true, ext(f, o->off, end), end);
+		/*
+		 * A hole punch or zero range drops the cache over its range
+		 * rounded out to pages (xfs_flush_unmap_range()): unaligned,
+		 * it zeroes bytes it keeps in a straddling large folio, the
+		 * remaps' upstream defect (main.c, -I).
+		 */
+		if (o->kind != K_FALLOC &&
+		    (o->off % max64(ps, bs) || end % max64(ps, bs)))
+			p->remap = true;
 		break;
 	case K_COLLAPSE:
 		fp_add(p, f, true, o->off, ~0ULL);

@@ -118,7 +118,9 @@
  *   decides where: seeds 1 to 6 each found it within 16 s in all.
  *
  *   A concurrent group never holds a remap of a file (an insert range, or a
- *   clone or dedupe into it) and an mmap read of the same file, unless -I:
+ *   clone or dedupe into it, or a hole punch or zero range that is not
+ *   page-aligned: XFS drops the cache over the range rounded out to pages)
+ *   and an mmap read of the same file, unless -I:
  *   an upstream page cache defect (docs/findings.md, "mm: an mmap reader
  *   sees zeros in a large folio that a remap only drops"; vanilla 6.12
  *   too, tests/remap_mmap_zeros.c): XFS drops the range from the page
@@ -132,7 +134,9 @@
  *   (op #109 insert of 16384 at 602112 beside #110, an mmap read of
  *   [613592, 649771): "byte 618496 is 00, which no state of any order has
  *   there"); on the write-through kernel, seed 42 -c 3 (a clone into the
- *   file at 4096: zero at 4096).
+ *   file at 4096: zero at 4096), and once (2026-12-07, f28e2472, seed 42
+ *   -c 3, 4 KiB blocks) a punch of [72301, 76397) beside an mmap read:
+ *   zero at 69632, the start of the page-rounded range, outside the hole.
  *
  *   In power-cut rounds, an operation that may drop a reference to a
  *   block another range shares (truncate, punch, zero, fallocate, and a
