@@ -23,8 +23,14 @@
  *   whole      control: the clone starts at the folio's start, no folio
  *              straddles it; S is the folio start, the reader reads the
  *              first 64 KiB of the range
- * Expected on 6.12: clone and dedupe fail (zeros seen in some rounds),
- * whole passes. The size of the folio under the watched range is read
+ *   punch      a hole punch of 4 KiB at S + 32 KiB + 100 (not page-aligned:
+ *              XFS drops the range rounded out to pages, [S + 32 KiB,
+ *              S + 40 KiB), from the cache); the reader skips the hole,
+ *              whose zeros are real, and watches the rest
+ *   punch-aligned  control: the same at S + 32 KiB, page-aligned: the
+ *              dropped range is the hole
+ * Expected on 6.12: clone, dedupe and punch fail (zeros seen in some
+ * rounds), whole and punch-aligned pass. The size of the folio under the watched range is read
  * from /proc/kpageflags (through /proc/self/pagemap) and reported.
  *   remap_mmap_zeros MODE DIR [ROUNDS]
  */
@@ -32,6 +38,7 @@
 #include "lib/tap.h"
 #include "lib/wt_common.h"
 
+#include <linux/falloc.h>
 #include <linux/fs.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -47,6 +54,7 @@
 
 static const unsigned char *map;
 static off_t watch_off;
+static off_t hole_lo, hole_hi;		/* punch: not watched */
 static atomic_int phase;		/* 0 wait, 1 read, 2 stop */
 static atomic_long zero_at;		/* first zero byte seen, or -1 */
 static atomic_long passes;
@@ -63,6 +71,8 @@ static void *reader(void *arg)
 	while (atomic_load(&phase) == 1) {
 		/* one byte in each 512: the zeroing is a memset of pages */
 		for (i = 0; i < WATCH; i += 512) {
+			if (watch_off + (off_t)i >= hole_lo && watch_off + (off_t)i < hole_hi)
+				continue;
 			if (p[i] == 0 && atomic_load(&zero_at) < 0)
 				atomic_store(&zero_at, (long)(watch_off + i));
 		}
@@ -114,12 +124,17 @@ int main(int argc, char **argv)
 	pthread_t t;
 
 	if (argc < 3)
-		tap_bail("usage: remap_mmap_zeros clone|dedupe|whole DIR [ROUNDS]");
+		tap_bail("usage: remap_mmap_zeros clone|dedupe|whole|punch|punch-aligned DIR [ROUNDS]");
 	tap_start("remap_mmap_zeros");
-	if (strcmp(mode, "clone") && strcmp(mode, "dedupe") && strcmp(mode, "whole"))
-		tap_bail("mode %s: clone, dedupe or whole", mode);
+	if (strcmp(mode, "clone") && strcmp(mode, "dedupe") && strcmp(mode, "whole") &&
+	    strcmp(mode, "punch") && strcmp(mode, "punch-aligned"))
+		tap_bail("mode %s: clone, dedupe, whole, punch or punch-aligned", mode);
 	s = strcmp(mode, "whole") ? FOLIO - WATCH : 0;
 	watch_off = s;
+	if (!strncmp(mode, "punch", 5)) {
+		hole_lo = s + WATCH / 2 + (strcmp(mode, "punch") ? 0 : 100);
+		hole_hi = hole_lo + 4096;
+	}
 	if (posix_memalign((void **)&buf, 4096, FSIZE))
 		tap_bail("memory");
 	wt_pattern(buf, FSIZE, 0, 1);
@@ -177,7 +192,10 @@ int main(int argc, char **argv)
 		atomic_store(&phase, 1);
 		while (atomic_load(&passes) < 2)
 			;
-		if (!strcmp(mode, "dedupe")) {
+		if (hole_hi) {
+			ret = fallocate(a, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, hole_lo,
+					hole_hi - hole_lo);
+		} else if (!strcmp(mode, "dedupe")) {
 			ret = ioctl(b, FIDEDUPERANGE, &dr.d);
 			if (!ret && dr.i.status != FILE_DEDUPE_RANGE_SAME)
 				ret = -1, errno = EILSEQ;
@@ -200,7 +218,8 @@ int main(int argc, char **argv)
 		if (atomic_load(&zero_at) >= 0) {
 			if (seen < 3)
 				diag("round %d: the mmap reader saw byte %ld as 00 during the %s of [%lld, %lld); the file holds pattern there in every state",
-				     r, atomic_load(&zero_at), mode, (long long)s, (long long)(s + LEN));
+				     r, atomic_load(&zero_at), mode, (long long)(hole_hi ? hole_lo : s),
+				     (long long)(hole_hi ? hole_hi : s + LEN));
 			seen++;
 		}
 		munmap(m, FSIZE);
@@ -209,7 +228,14 @@ int main(int argc, char **argv)
 	diag("%s: in %d of %d rounds the watched page was in a large folio", mode, large, rounds);
 	if (pread(a, buf, FSIZE, 0) != FSIZE)
 		tap_bail("read back");
-	check(wt_pattern_bad(buf, FSIZE, 0, 1) < 0, "%s: A reads its pattern afterwards", mode);
+	if (hole_hi) {
+		/* the hole reads zeros; the rest the pattern */
+		check(wt_nonzero(buf + hole_lo, hole_hi - hole_lo) < 0,
+		      "%s: the hole reads zeros afterwards", mode);
+		wt_pattern(buf + hole_lo, hole_hi - hole_lo, hole_lo, 1);
+	}
+	check(wt_pattern_bad(buf, FSIZE, 0, 1) < 0, "%s: A reads its pattern afterwards%s", mode,
+	      hole_hi ? " outside the hole" : "");
 	check(seen == 0, "%s: an mmap reader never sees zeros the file never holds (%d of %d rounds saw them)",
 	      mode, seen, rounds);
 	close(a);
