@@ -597,20 +597,13 @@ static uint64_t *sorted_latencies(uint64_t *n)
 static void settle_cache(void)
 {
 	char *buf = atw_alloc(1 << 20);
+	uint64_t len = o.files ? o.span / o.threads : o.span, off;
 	unsigned int t;
 
-	for (t = 0; !o.direct && t < (o.files ? o.threads : 1); t++) {
-		char path[512];
-		int fd;
-
-		snprintf(path, sizeof(path), "%s/%s.%u", o.dir, o.prefix, t);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			die("open to cache the file", errno);
-		while (read(fd, buf, 1 << 20) > 0)
-			;
-		close(fd);
-	}
+	for (t = 0; !o.direct && t < (o.files ? o.threads : 1); t++)
+		for (off = 0; off < len; off += 1 << 20)
+			if (pread(workers[t].fd, buf, 1 << 20, off) < 0)
+				die("reading the file into the cache", errno);
 	free(buf);
 }
 
