@@ -257,6 +257,42 @@ long long wt_sdebug_param(const char *name)
 	return strtoll(buf, NULL, 0);
 }
 
+int wt_sdebug_set_delay(const char *attr, long long v)
+{
+	char num[32], path[128];
+	int i, ret = -EBUSY;
+
+	snprintf(num, sizeof(num), "%lld", v);
+	snprintf(path, sizeof(path), "/sys/bus/pseudo/drivers/scsi_debug/%s", attr);
+	for (i = 0; i < 50 && ret == -EBUSY; i++) {
+		sync();
+		ret = kf_write(path, num, 0);
+		if (ret == -EBUSY)
+			usleep(10000);
+	}
+	return ret;
+}
+
+long long wt_sdebug_slow(long long ns, long long *saved_jdelay)
+{
+	long long ndelay = wt_sdebug_param("ndelay");
+	int ret;
+
+	*saved_jdelay = wt_sdebug_param("delay");
+	ret = wt_sdebug_set_delay("ndelay", ns);
+	if (ret)
+		return ret;
+	return ndelay < 0 ? 0 : ndelay;
+}
+
+int wt_sdebug_restore_delay(long long ndelay, long long jdelay)
+{
+	/* writing ndelay 0 would set scsi_debug's default jiffy delay */
+	if (ndelay > 0)
+		return wt_sdebug_set_delay("ndelay", ndelay);
+	return wt_sdebug_set_delay("delay", jdelay < 0 ? 0 : jdelay);
+}
+
 int wt_umount(void)
 {
 	sync();

@@ -188,6 +188,22 @@ int wt_inject_done(struct wt_injected *inj, uint64_t phys, uint64_t len);
 /* scsi_debug module parameter, or -1. */
 long long wt_sdebug_param(const char *name);
 
+/*
+ * Sets scsi_debug's per-command delay attribute ("ndelay" in ns, or "delay"
+ * in jiffies), syncing and retrying while commands are queued (EBUSY).
+ * Returns 0 or -errno.
+ */
+int wt_sdebug_set_delay(const char *attr, long long v);
+
+/*
+ * Sets scsi_debug's delay to ns per command and returns what to put back
+ * with wt_sdebug_restore_delay(), or -errno if it could not be set.
+ */
+long long wt_sdebug_slow(long long ns, long long *saved_jdelay);
+
+/* Puts back the delay wt_sdebug_slow() replaced; 0 or -errno. */
+int wt_sdebug_restore_delay(long long ndelay, long long jdelay);
+
 /* Unmounts the test file system, leaving it first (a program run by
  * scripts/boot starts inside it). */
 int wt_umount(void);

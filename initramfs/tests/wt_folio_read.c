@@ -40,26 +40,8 @@
 #define G_OLD 1
 #define G_NEW 2
 #define SLOW_NS 200000000	/* 200 ms a command */
-#define SDEBUG "/sys/bus/pseudo/drivers/scsi_debug/"
 
 static struct atw_env *env;
-
-/* Sets scsi_debug's per-command delay; 0 or -errno (busy while I/O is queued). */
-static int set_delay(const char *attr, long long v)
-{
-	char num[32], path[128];
-	int i, ret = -EBUSY;
-
-	snprintf(num, sizeof(num), "%lld", v);
-	snprintf(path, sizeof(path), SDEBUG "%s", attr);
-	for (i = 0; i < 50 && ret == -EBUSY; i++) {
-		sync();
-		ret = kf_write(path, num, 0);
-		if (ret == -EBUSY)
-			usleep(10000);
-	}
-	return ret;
-}
 
 struct round {
 	int wfd, rfd;
@@ -206,20 +188,17 @@ int main(int argc, char **argv)
 		skip("blocks are not smaller than a page", "block %u, page %u", env->bs, env->ps);
 		return tap_done();
 	}
-	ndelay = wt_sdebug_param("ndelay");
-	jdelay = wt_sdebug_param("delay");
 	op = wt_find_write_opcode();
 	fd = atw_env_open("folio_read", O_TRUNC);
-	ret = set_delay("ndelay", SLOW_NS);
-	if (ret) {
-		skip("scsi_debug's delay cannot be set", "ndelay: %s", strerror(-ret));
+	ndelay = wt_sdebug_slow(SLOW_NS, &jdelay);
+	if (ndelay < 0) {
+		skip("scsi_debug's delay cannot be set", "ndelay: %s", strerror((int)-ndelay));
 		close(fd);
 		return tap_done();
 	}
 	rounds(fd, true, op, ROUNDS);
 	rounds(fd, false, op, ROUNDS / 3);
-	/* writing ndelay 0 would set scsi_debug's default jiffy delay */
-	ret = ndelay > 0 ? set_delay("ndelay", ndelay) : set_delay("delay", jdelay < 0 ? 0 : jdelay);
+	ret = wt_sdebug_restore_delay(ndelay, jdelay);
 	if (ret)
 		tap_bail("restoring scsi_debug's delay: %s", strerror(-ret));
 	close(fd);

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Buffered reads beside an atomic write whose device I/O is in flight
+ * (docs/design.md, "Readers"), on the XFS mounted at DIR:
+ *
+ *   The file is cached; its unit at UNIT_OFF lies on one extent at a device
+ *   address aligned to the unit, so the write goes in place as one command.
+ *   The device takes SLOW_NS a command (scsi_debug's ndelay, set here and put
+ *   back). A thread writes the unit; once a write is in flight at the device
+ *   (/sys/block/DISK/inflight), this thread reads, between two trace markers.
+ *   The device trace (lib/wt_trace.h) orders the read against the unit's
+ *   command, with no timing threshold:
+ *
+ *   elsewhere: a read of cached data far from the unit must end while the
+ *     unit's command is still in flight: it needs nothing of the unit. Done
+ *     for an atomic direct write of two blocks (the control), a one-block
+ *     atomic write-through and a two-block one. (Before readers were kept off
+ *     the unit rather than off the file, the two-block write-through held the
+ *     iolock across its I/O, and the read waited for the device.)
+ *   unit: a read of the unit itself while its command is in flight must end
+ *     after the command completed and return the whole new unit: a read never
+ *     returns an atomic unit whose write may still fail.
+ *   unit, RWF_NOWAIT: the same read with RWF_NOWAIT fails with EAGAIN while
+ *     the command is in flight.
+ *
+ *   A round counts when the read began after the unit's command reached the
+ *   device (a write that was in flight first may have been another one);
+ *   up to TRIES rounds for one that counts.
+ *
+ * SKIP where atomic write-throughs (or two-block units) are not advertised,
+ * or scsi_debug's delay cannot be set.
+ *
+ * usage: wt_inflight_read DIR
+ */
+#include "lib/wt_common.h"
+
+#include <stdatomic.h>
+
+#ifdef RWF_WRITETHROUGH
+
+#define SLOW_NS		400000000	/* 400 ms a command */
+#define UNIT_OFF	(1 << 20)	/* aligned to every unit tested */
+#define TRIES		4
+#define G_OLD		1
+
+enum what { R_ELSEWHERE, R_UNIT, R_UNIT_NOWAIT };
+static const char *const what_name[] = {
+	"a read of cached data elsewhere", "a read of the unit",
+	"an RWF_NOWAIT read of the unit",
+};
+
+static struct atw_env *env;
+static uint64_t gen = G_OLD;
+
+struct round {
+	int fd;
+	size_t unit;
+	int wflags;
+	uint64_t gen;
+	atomic_int wstarted;
+	ssize_t wret;
+};
+
+static void *writer(void *arg)
+{
+	struct round *r = arg;
+	void *buf = atw_alloc(r->unit);
+
+	wt_pattern(buf, r->unit, UNIT_OFF, r->gen);
+	atomic_store(&r->wstarted, 1);
+	r->wret = atw_pwrite(r->fd, buf, r->unit, UNIT_OFF, r->wflags);
+	free(buf);
+	return NULL;
+}
+
+/* Writes in flight at the device, from /sys/block/DISK/inflight. */
+static long inflight_writes(void)
+{
+	const char *disk = strrchr(env->disk, '/');
+	char path[128], buf[64];
+	long reads, writes;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/inflight", disk ? disk + 1 : env->disk);
+	if (kf_read(path, buf, sizeof(buf)) || sscanf(buf, "%ld %ld", &reads, &writes) != 2)
+		return -1;
+	return writes;
+}
+
+/* Reads the whole file into the page cache. */
+static void cache_file(int fd, size_t len)
+{
+	void *buf = atw_alloc(len);
+
+	if (pread(fd, buf, len, 0) != (ssize_t)len)
+		tap_bail("caching the file: %s", strerror(errno));
+	free(buf);
+}
+
+/*
+ * One round: 1 counted (*ok set), 0 not counted (the read began before the
+ * unit's command reached the device).
+ */
+static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what what,
+		      uint64_t phys, bool *ok)
+{
+	size_t len = what == R_ELSEWHERE ? env->ps : unit;
+	off_t roff = what == R_ELSEWHERE ? 0 : UNIT_OFF;
+	unsigned char *rbuf = atw_alloc(len);
+	struct round r = {
+		.fd = direct ? dio_fd : fd, .unit = unit, .gen = ++gen,
+		.wflags = direct ? RWF_ATOMIC : RWF_ATOMIC | RWF_WRITETHROUGH,
+	};
+	int rs, re, s = -1, d, i, err, n_cmds = 0;
+	struct wt_trace *t;
+	pthread_t th;
+	ssize_t rret;
+	long w;
+
+	cache_file(fd, UNIT_OFF + unit);
+	err = wt_tr_start();
+	if (err)
+		tap_bail("device trace: %s", strerror(-err));
+	if (pthread_create(&th, NULL, writer, &r))
+		tap_bail("pthread_create");
+	while (!atomic_load(&r.wstarted))
+		;
+	for (i = 0; i < 10000 && (w = inflight_writes()) < 1; i++)
+		usleep(500);
+	wt_mark("R s");
+	if (what == R_UNIT_NOWAIT)
+		rret = preadv2(fd, &(struct iovec){ rbuf, len }, 1, roff, RWF_NOWAIT);
+	else
+		rret = pread(fd, rbuf, len, roff);
+	if (rret < 0)
+		rret = -errno;
+	wt_mark("R e");
+	pthread_join(th, NULL);
+	err = wt_tr_stop(env->lbs);
+	if (err)
+		tap_bail("device trace: %s", strerror(-err));
+
+	t = wt_tr();
+	rs = wt_tr_find_mark(0, "R s");
+	re = wt_tr_find_mark(rs, "R e");
+	for (i = 0; i < t->n; i++) {
+		const struct wt_ev *e = &t->ev[i];
+
+		if (e->kind == WT_EV_START && wt_tr_is_write(e) && e->off < phys + unit &&
+		    phys < e->off + e->bytes) {
+			n_cmds++;
+			if (s < 0)
+				s = i;
+		}
+	}
+	d = s < 0 ? -1 : wt_tr_end(s);
+	if (r.wret != (ssize_t)unit || s < 0 || rs < 0 || re < 0 || n_cmds != 1 ||
+	    d >= t->n) {
+		diag("%s write: %s; commands at the unit's address %d (want 1, in place); "
+		     "markers %d %d", direct ? "direct" : "write-through", atw_err(r.wret),
+		     n_cmds, rs, re);
+		*ok = false;
+		free(rbuf);
+		return 1;
+	}
+	if (rs < s) {
+		diag("round not counted: the read began before the unit's command (%ld writes "
+		     "were in flight)", w);
+		free(rbuf);
+		return 0;
+	}
+	switch (what) {
+	case R_ELSEWHERE:
+		*ok = rret == (ssize_t)len && re < d && wt_pattern_bad(rbuf, len, 0, G_OLD) < 0;
+		if (!*ok)
+			diag("read %s, ended %s the unit's command completed", atw_err(rret),
+			     re < d ? "before" : "after");
+		break;
+	case R_UNIT:
+		*ok = rret == (ssize_t)len && re > d &&
+		      wt_pattern_bad(rbuf, len, UNIT_OFF, r.gen) < 0;
+		if (!*ok)
+			diag("read %s, ended %s the unit's command completed, data %s",
+			     atw_err(rret), re > d ? "after" : "before",
+			     rret == (ssize_t)len && wt_pattern_bad(rbuf, len, UNIT_OFF, r.gen) < 0 ?
+			     "whole new" : "not the new unit");
+		break;
+	case R_UNIT_NOWAIT:
+		if (re > d) {
+			diag("round not counted: the RWF_NOWAIT read ended after the command");
+			free(rbuf);
+			return 0;
+		}
+		*ok = rret == -EAGAIN;
+		if (!*ok)
+			diag("RWF_NOWAIT read during the unit's I/O: %s (want EAGAIN)", atw_err(rret));
+		break;
+	}
+	free(rbuf);
+	return 1;
+}
+
+static void rounds(int fd, int dio_fd, size_t unit, bool direct, enum what what,
+		   uint64_t phys)
+{
+	bool ok = false;
+	int k;
+
+	for (k = 0; k < TRIES; k++)
+		if (round_once(fd, dio_fd, unit, direct, what, phys, &ok))
+			break;
+	if (k == TRIES) {
+		check(false, "%s beside %s %zu-byte unit: no round counted in %d", what_name[what],
+		      direct ? "an atomic direct write of a" : "an atomic write-through of a",
+		      unit, TRIES);
+		return;
+	}
+	if (what == R_ELSEWHERE)
+		check(ok, "%s beside %s %zu-byte unit ends while its command is in flight",
+		      what_name[what], direct ? "an atomic direct write of a" :
+		      "an atomic write-through of a", unit);
+	else if (what == R_UNIT)
+		check(ok, "%s in flight (%zu bytes) waits for its completion and is whole new",
+		      what_name[what], unit);
+	else
+		check(ok, "%s in flight (%zu bytes) fails with EAGAIN", what_name[what], unit);
+}
+
+/* A file of UNIT_OFF + max_unit bytes of old data, its unit on an aligned extent. */
+static int make_file(size_t max_unit, int *dio_fd, uint64_t *phys)
+{
+	size_t len = UNIT_OFF + max_unit;
+	void *buf = atw_alloc(len);
+	bool aligned;
+	int fd = wt_aligned_file("inflight_read", 0, UNIT_OFF, max_unit, &aligned);
+
+	if (!aligned)
+		tap_bail("no file with an aligned unit in 32 attempts");
+	wt_pattern(buf, len, 0, G_OLD);
+	if (pwrite(fd, buf, len, 0) != (ssize_t)len || fsync(fd))
+		tap_bail("write: %s", strerror(errno));
+	free(buf);
+	if (wt_phys(fd, UNIT_OFF, phys) || *phys % max_unit)
+		tap_bail("the unit is not at an aligned device address");
+	*dio_fd = atw_env_open("inflight_read", O_DIRECT);
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	long long ndelay, jdelay;
+	size_t two;
+	uint64_t phys;
+	int fd, dio_fd, ret;
+
+	tap_start("wt_inflight_read");
+	env = atw_env_setup(argc, argv, "usage: wt_inflight_read DIR");
+	if (!env->lim.buf || env->lim.buf_min > env->bs) {
+		skip("no buffered atomic writes of one block advertised",
+		     "reads beside atomic write-throughs in flight");
+		return tap_done();
+	}
+	two = 2 * (size_t)env->bs;
+	fd = make_file(two, &dio_fd, &phys);
+	ndelay = wt_sdebug_slow(SLOW_NS, &jdelay);
+	if (ndelay < 0) {
+		skip("scsi_debug's delay cannot be set", "ndelay: %s", strerror((int)-ndelay));
+		return tap_done();
+	}
+
+	if (env->lim.dio && env->lim.dio_max >= two)
+		rounds(fd, dio_fd, two, true, R_ELSEWHERE, phys);
+	else
+		skip("no atomic direct writes of two blocks", "the control");
+	rounds(fd, dio_fd, env->bs, false, R_ELSEWHERE, phys);
+	rounds(fd, dio_fd, env->bs, false, R_UNIT, phys);
+	rounds(fd, dio_fd, env->bs, false, R_UNIT_NOWAIT, phys);
+	if (env->lim.buf_max >= two) {
+		rounds(fd, dio_fd, two, false, R_ELSEWHERE, phys);
+		rounds(fd, dio_fd, two, false, R_UNIT, phys);
+		rounds(fd, dio_fd, two, false, R_UNIT_NOWAIT, phys);
+	} else {
+		skip("no buffered atomic units of two blocks advertised",
+		     "reads beside two-block atomic write-throughs");
+	}
+
+	ret = wt_sdebug_restore_delay(ndelay, jdelay);
+	if (ret)
+		tap_bail("restoring scsi_debug's delay: %s", strerror(-ret));
+	close(dio_fd);
+	close(fd);
+	return tap_done();
+}
+
+#else
+
+int main(void)
+{
+	tap_start("wt_inflight_read");
+	skip(WT_UAPI_SKIP, "reads beside atomic write-throughs in flight");
+	return tap_done();
+}
+
+#endif
