@@ -407,7 +407,9 @@ static bool add_boot(struct paired *r, const struct pairrun *p, enum pair_metric
 
 	*n = 0;
 	for (j = 0; j < p->n; j++) {
-		double x = m == PAIR_OPS ? p->a_ops[j] / p->b_ops[j] : p->a_p50[j] / p->b_p50[j];
+		double x = m == PAIR_OPS ? p->a_ops[j] / p->b_ops[j] :
+			   m == PAIR_P50 ? p->a_p50[j] / p->b_p50[j] :
+			   p->a_rd_p99[j] / p->b_rd_p99[j];
 		int f = !p->a_first[j];
 
 		if (!isfinite(x) || x <= 0)

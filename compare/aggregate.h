@@ -68,7 +68,8 @@ double profile_us(const struct profile *p, unsigned long samples);
  * NULL.
  */
 #define PAIRED_MAX_BOOTS 16
-enum pair_metric { PAIR_OPS, PAIR_P50 };
+/* ops/s, p50 write latency, p99 latency of the reader beside the writes */
+enum pair_metric { PAIR_OPS, PAIR_P50, PAIR_RD_P99 };
 struct paired {
 	int n, boots;
 	double med, lo, hi;	/* med: the mean of the boots' medians */

@@ -4,7 +4,8 @@
  *   {"pair":NAME,"status":"ok","a":A,"b":B,"ndelay":NS,"secs":S,
  *    "pairs":N,"seed":X,"slices":[{"first":"a"|"b","a_ops_s":X,
  *    "a_p50_us":X,"a_cpu_us_op":X,"b_ops_s":X,"b_p50_us":X,
- *    "b_cpu_us_op":X}...]}
+ *    "b_cpu_us_op":X[,"a_rd_p99_us":X,"b_rd_p99_us":X]}...]}
+ *   (the last two where both sides ran a reader, bench_io --reader)
  *   {"pair":NAME,"status":"n/a"|"error","reason":WHY,...}
  * A boot of a plan that pairs nothing has no file: absent from every boot
  * is "not measured" (an older plan), from some boots only a bad input. A
@@ -86,6 +87,10 @@ static void pair_line(json_t *obj, const struct json_where *at, void *arg)
 		p->b_p50[i] = figure(sl, "b_p50_us", at);
 		p->a_cpu[i] = jneed_num(sl, "a_cpu_us_op", at);
 		p->b_cpu[i] = jneed_num(sl, "b_cpu_us_op", at);
+		if (json_object_get(sl, "a_rd_p99_us")) {
+			p->a_rd_p99[i] = figure(sl, "a_rd_p99_us", at);
+			p->b_rd_p99[i] = figure(sl, "b_rd_p99_us", at);
+		}
 		if (!jfield_str(sl, "first", first, sizeof(first)) ||
 		    (first[0] != 'a' && first[0] != 'b'))
 			bad_input(at->path, "line %d: a slice without \"first\"", at->line);

@@ -106,6 +106,8 @@ struct pairrun {
 	double secs;
 	double a_ops[MAX_SLICES], b_ops[MAX_SLICES];
 	double a_p50[MAX_SLICES], b_p50[MAX_SLICES];
+	/* bench_io --reader on both sides: the readers' p99, else 0 */
+	double a_rd_p99[MAX_SLICES], b_rd_p99[MAX_SLICES];
 	double a_cpu[MAX_SLICES], b_cpu[MAX_SLICES];
 	bool a_first[MAX_SLICES];	/* the pair's A slice ran first */
 };

@@ -152,6 +152,12 @@ static void same(FILE *out, const char *what, const char *name, const char *a,
 		target_paired(out, what, agg_pair(k, name, ndelay, pm), want, at_most, how);
 		return;
 	}
+	if (pm == PAIR_RD_P99) {	/* measured in pairs only */
+		struct stat3 none = { .n = 0, .med = NAN, .min = NAN, .max = NAN };
+
+		target(out, what, none, want, at_most, how);
+		return;
+	}
 	k = kernel_with(a, ndelay);
 	target(out, what, ratio_rounds(k, a, k, b, ndelay, m), want, at_most, how);
 }
@@ -346,6 +352,10 @@ static const struct paired_target {
 	{ "WT atomic 4 threads 1 file / buffered DSYNC", "pair-wt-dsync-4t1f", "wt-atomic-4t1f",
 	  "buf-dsync-4t1f", 0, PAIR_OPS, 1.5, false,
 	  "wt-atomic-4t1f vs buf-dsync-4t1f, same kernel, 0 us" },
+	{ "Reader p99 beside 8 KiB WT atomic / DIO", "pair-rd-unit", "wt-unit-rd",
+	  "dio-unit-rd", 2000000, PAIR_RD_P99, 1.5, true,
+	  "one reader of cached data elsewhere in the file beside 8 KiB (two-block)\n"
+	  "    atomic write-throughs vs direct writes, same kernel, 4 KiB blocks, 2 ms" },
 };
 
 void section_targets(FILE *out)

@@ -18,6 +18,14 @@
  *	  --ops N --secs S   stop at N writes or S seconds (default 20000, 3)
  *	  --cdf PATH         write the latency CDF (quantile, us) to PATH
  *	  --prefix P         the files are DIR/P.N (default "bench")
+ *	  --reader           one more thread, beside the writers, pread()s one
+ *	                     page of cached data at random page offsets of a
+ *	                     region of file 0 that no writer touches (RD_SPAN
+ *	                     past --span, read into the cache first, through a
+ *	                     descriptor of its own without O_DIRECT): "rd_*"
+ *	                     figures, the latency a reader of the rest of the
+ *	                     file sees while the writes go on (not with
+ *	                     --files)
  *	  --slices           paired slices (bench_pair): set up and print a
  *	                     "ready" line, then for each line read from stdin
  *	                     run one timed slice of --secs seconds and print
@@ -56,6 +64,7 @@
 #include <fcntl.h>
 #include <liburing.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +79,7 @@
 
 struct opts {
 	const char *name, *dir, *cdf, *prefix;
-	bool direct, atomic, wt, dsync, files, memcpy, hash, slices;
+	bool direct, atomic, wt, dsync, files, memcpy, hash, slices, reader;
 	unsigned int fsync_every, qd, threads;
 	size_t bs;
 	uint64_t span, ops;
@@ -104,6 +113,17 @@ static char *copy_dst;	/* --memcpy, --hash */
 static volatile uint64_t hash_sink;	/* --hash: keeps the hash */
 static int rw_flags;
 static uint64_t t_end;
+
+/* --reader */
+#define RD_SPAN (8u << 20)
+#define RD_MAX (1u << 20)	/* latencies kept per run */
+static struct {
+	pthread_t tid;
+	int fd;
+	uint64_t *lat, done, seed;
+	atomic_int stop;
+	int err;
+} rd;
 
 static uint64_t now_ns(void)
 {
@@ -186,6 +206,8 @@ static int open_file(unsigned int t, uint64_t size)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s.%u", o.dir, o.prefix, o.files ? t : 0);
+	if (o.reader && t == 0)
+		size += RD_SPAN;
 	fd = open(path, O_RDWR | O_CREAT | (o.slices && o.direct ? O_DIRECT : 0), 0644);
 	if (fd < 0)
 		die("open", errno);
@@ -479,7 +501,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: bench_io NAME DIR [--direct] [--atomic] [--wt] [--dsync]\n"
 		"  [--fsync N] [--uring QD] [--threads T] [--files] [--bs B] [--span B]\n"
-		"  [--ops N] [--secs S] [--cdf PATH] [--prefix P] [--slices]\n"
+		"  [--ops N] [--secs S] [--cdf PATH] [--prefix P] [--slices] [--reader]\n"
 		"  [--memcpy | --hash]\n");
 	exit(2);
 }
@@ -511,6 +533,8 @@ static void parse(int argc, char **argv)
 			o.hash = true;
 		else if (!strcmp(a, "--slices"))
 			o.slices = true;
+		else if (!strcmp(a, "--reader"))
+			o.reader = true;
 		else if (!v)
 			usage();
 		else if (!strcmp(a, "--fsync"))
@@ -536,20 +560,49 @@ static void parse(int argc, char **argv)
 	}
 	if (!o.threads || o.threads > MAX_THREADS || o.qd > MAX_QD || !o.bs ||
 	    o.span < o.bs * o.threads || !o.ops || !*o.prefix || strchr(o.prefix, '/') ||
+	    (o.reader && o.files) ||
 	    ((o.memcpy || o.hash) && (o.qd || o.files || o.direct || o.atomic || o.wt ||
-				    o.dsync || o.fsync_every || (o.memcpy && o.hash))))
+				    o.dsync || o.fsync_every || o.reader || (o.memcpy && o.hash))))
 		usage();
 	rw_flags = (o.atomic ? RWF_ATOMIC : 0) | (o.wt ? RWF_WRITETHROUGH : 0) |
 		   (o.dsync ? RWF_DSYNC : 0);
 }
 
-/* Starts the workers, waits for them; t_end is o.secs after *t0. */
+/* --reader: one page of cached data at a time until the writers are done. */
+static void *run_reader(void *arg)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	char *buf = atw_alloc(ps);
+	uint64_t pages = RD_SPAN / ps;
+
+	(void)arg;
+	while (!atomic_load(&rd.stop)) {
+		uint64_t t0 = now_ns();
+
+		if (pread(rd.fd, buf, ps, o.span + (rnd(&rd.seed) % pages) * ps) != ps) {
+			rd.err = errno ? errno : EIO;
+			break;
+		}
+		if (rd.done < RD_MAX)
+			rd.lat[rd.done] = now_ns() - t0;
+		rd.done++;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* Starts the workers (and the reader), waits for them; t_end is o.secs after *t0. */
 static void run_workers(uint64_t *t0, uint64_t *t1)
 {
 	unsigned int t;
 
 	for (t = 0; t < o.threads; t++)
 		workers[t].done = 0;
+	if (o.reader) {
+		rd.done = 0;
+		atomic_store(&rd.stop, 0);
+		pthread_create(&rd.tid, NULL, run_reader, NULL);
+	}
 	*t0 = now_ns();
 	t_end = *t0 + (uint64_t)(o.secs * 1e9);
 	for (t = 0; t < o.threads; t++)
@@ -558,6 +611,46 @@ static void run_workers(uint64_t *t0, uint64_t *t1)
 	for (t = 0; t < o.threads; t++)
 		pthread_join(workers[t].tid, NULL);
 	*t1 = now_ns();
+	if (o.reader) {
+		atomic_store(&rd.stop, 1);
+		pthread_join(rd.tid, NULL);
+	}
+}
+
+/* --reader: its figures of the last run, as JSON members with a trailing comma. */
+static void print_reader(double secs)
+{
+	uint64_t n = rd.done < RD_MAX ? rd.done : RD_MAX;
+
+	if (!o.reader)
+		return;
+	if (rd.err)
+		die("reader pread", rd.err);
+	if (!n)
+		die("the reader read nothing", EIO);
+	qsort(rd.lat, n, sizeof(uint64_t), cmp_u64);
+	printf("\"rd_ops_s\":%.1f,\"rd_p50_us\":%.1f,\"rd_p99_us\":%.1f,",
+	       rd.done / secs, pct(rd.lat, n, 0.5), pct(rd.lat, n, 0.99));
+}
+
+/* --reader: its descriptor, and its region read into the cache. */
+static void reader_setup(void)
+{
+	char path[512], *buf = atw_alloc(1 << 20);
+	uint64_t off;
+
+	snprintf(path, sizeof(path), "%s/%s.0", o.dir, o.prefix);
+	rd.fd = open(path, O_RDONLY);
+	if (rd.fd < 0)
+		die("open for the reader", errno);
+	for (off = 0; off < RD_SPAN; off += 1 << 20)
+		if (pread(rd.fd, buf, 1 << 20, o.span + off) != 1 << 20)
+			die("reading the reader's region into the cache", errno ? errno : EIO);
+	free(buf);
+	rd.lat = calloc(RD_MAX, sizeof(uint64_t));
+	if (!rd.lat)
+		die("calloc", ENOMEM);
+	rd.seed = 0x2545f4914f6cdd1dull;
 }
 
 /* Every worker's latencies of the last run, sorted; *n: how many. */
@@ -682,9 +775,11 @@ static int serve_slices(void)
 		all = sorted_latencies(&n);
 		secs = (t1 - t0) / 1e9;
 		printf("{\"slice\":%u,\"ops\":%llu,\"secs\":%.3f,\"ops_s\":%.1f,"
-		       "\"p50_us\":%.1f,\"p99_us\":%.1f,\"cpu_us_op\":%.1f}\n",
+		       "\"p50_us\":%.1f,\"p99_us\":%.1f,",
 		       k++, (unsigned long long)n, secs, n / secs, pct(all, n, 0.5),
-		       pct(all, n, 0.99), (c1 - c0) * (1e6 / sysconf(_SC_CLK_TCK)) / n);
+		       pct(all, n, 0.99));
+		print_reader(secs);
+		printf("\"cpu_us_op\":%.1f}\n", (c1 - c0) * (1e6 / sysconf(_SC_CLK_TCK)) / n);
 		fflush(stdout);
 		free(all);
 	}
@@ -726,6 +821,8 @@ int main(int argc, char **argv)
 	} else {
 		trial(workers[0].fd);
 	}
+	if (o.reader)
+		reader_setup();
 	sync();
 	if (o.slices)
 		return serve_slices();
@@ -754,6 +851,7 @@ int main(int argc, char **argv)
 	printf("\"dev_writes_op\":%.3f,\"dev_flush_op\":%.3f,",
 	       (double)(w1 - w0) / n, (double)(f1 - f0) / n);
 	print_devcount(dev_trace, w1 - w0, n);
+	print_reader(secs);
 	printf("\"cpu_us_op\":%.1f}\n", (c1 - c0) * (1e6 / sysconf(_SC_CLK_TCK)) / n);
 	if (o.cdf)
 		write_cdf(all, n);

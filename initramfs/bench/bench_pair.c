@@ -57,6 +57,7 @@ struct side {
 
 struct slice {
 	double ops_s, p50, cpu;
+	double rd_p99;		/* bench_io --reader: its reader's p99, else -1 */
 };
 
 static const char *pair_name;
@@ -180,6 +181,7 @@ static struct slice run_slice(struct side *s)
 	r.ops_s = field(s->line, "ops_s");
 	r.p50 = field(s->line, "p50_us");
 	r.cpu = field(s->line, "cpu_us_op");
+	r.rd_p99 = field(s->line, "rd_p99_us");
 	if (r.ops_s <= 0 || r.p50 <= 0)
 		finish("error", "a slice without figures", s);
 	return r;
@@ -308,11 +310,17 @@ int main(int argc, char **argv)
 	       "\"b_folio_kib_mean\":%.1f,\"b_folio_large_share\":%.3f,\"slices\":[",
 	       pair_name, a.name, b.name, nd ? nd : "", secs, pairs, (unsigned long long)seed,
 	       seed & 2 ? 'b' : 'a', a.folio_kib, a.folio_large, b.folio_kib, b.folio_large);
-	for (i = 0; i < pairs; i++)
+	for (i = 0; i < pairs; i++) {
 		printf("%s{\"first\":\"%c\",\"a_ops_s\":%.1f,\"a_p50_us\":%.1f,\"a_cpu_us_op\":%.1f,"
-		       "\"b_ops_s\":%.1f,\"b_p50_us\":%.1f,\"b_cpu_us_op\":%.1f}",
+		       "\"b_ops_s\":%.1f,\"b_p50_us\":%.1f,\"b_cpu_us_op\":%.1f",
 		       i ? "," : "", a_first[i] ? 'a' : 'b', sa[i].ops_s, sa[i].p50, sa[i].cpu,
 		       sb[i].ops_s, sb[i].p50, sb[i].cpu);
+		/* both sides with --reader: the readers' p99 */
+		if (sa[i].rd_p99 > 0 && sb[i].rd_p99 > 0)
+			printf(",\"a_rd_p99_us\":%.1f,\"b_rd_p99_us\":%.1f", sa[i].rd_p99,
+			       sb[i].rd_p99);
+		printf("}");
+	}
 	printf("]}\n");
 	return 0;
 }
