@@ -22,6 +22,16 @@
  *     returns an atomic unit whose write may still fail.
  *   unit, RWF_NOWAIT: the same read with RWF_NOWAIT fails with EAGAIN while
  *     the command is in flight.
+ *   unit, io_uring: the same read as an io_uring read (no IOSQE_ASYNC): the
+ *     submitting thread does not sleep in io_uring_submit() (voluntary
+ *     context switches, getrusage(RUSAGE_THREAD)), and the completion
+ *     comes after the command's, whole new.
+ *   queued: a reader of the unit waits for it (seen asleep in the kernel,
+ *     /proc wchan), then a buffered write of another range waits for the
+ *     iolock or is done, then a read of cached data elsewhere must end while
+ *     the unit's command is still in flight: a reader that waited for a unit
+ *     with the iolock held shared would keep the queued writer, and every
+ *     reader behind it, waiting for the device.
  *
  *   A round counts when the read began after the unit's command reached the
  *   device (a write that was in flight first may have been another one);
@@ -34,7 +44,10 @@
  */
 #include "lib/wt_common.h"
 
+#include <liburing.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 #ifdef RWF_WRITETHROUGH
 
@@ -43,10 +56,11 @@
 #define TRIES		4
 #define G_OLD		1
 
-enum what { R_ELSEWHERE, R_UNIT, R_UNIT_NOWAIT };
+enum what { R_ELSEWHERE, R_UNIT, R_UNIT_NOWAIT, R_UNIT_URING, R_QUEUED };
 static const char *const what_name[] = {
 	"a read of cached data elsewhere", "a read of the unit",
-	"an RWF_NOWAIT read of the unit",
+	"an RWF_NOWAIT read of the unit", "an io_uring read of the unit",
+	"a read of cached data elsewhere, behind a waiting reader and writer,",
 };
 
 static struct atw_env *env;
@@ -60,6 +74,103 @@ struct round {
 	atomic_int wstarted;
 	ssize_t wret;
 };
+
+/* --- queued: a reader of the unit and a writer elsewhere, both waiting --- */
+
+struct waiter {
+	int fd;
+	off_t off;
+	size_t len;
+	bool write;
+	atomic_int tid, done;
+};
+
+static void *waiter_fn(void *arg)
+{
+	struct waiter *w = arg;
+	void *buf = atw_alloc(w->len);
+	ssize_t n;
+
+	atomic_store(&w->tid, (int)syscall(SYS_gettid));
+	if (w->write) {
+		wt_pattern(buf, w->len, w->off, G_OLD);
+		n = pwrite(w->fd, buf, w->len, w->off);
+	} else {
+		n = pread(w->fd, buf, w->len, w->off);
+	}
+	if (n != (ssize_t)w->len)
+		diag("%s: %s", w->write ? "queued writer" : "waiting reader", strerror(errno));
+	atomic_store(&w->done, 1);
+	free(buf);
+	return NULL;
+}
+
+/* Where thread tid sleeps in the kernel (/proc wchan), "" if running. */
+static void wchan_of(int tid, char *out, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", tid);
+	if (kf_read(path, out, len))
+		out[0] = 0;
+	out[strcspn(out, "\n")] = 0;
+	if (!strcmp(out, "0"))
+		out[0] = 0;
+}
+
+/* Waits up to 5 s for w to be done or asleep in a function containing what. */
+static bool parked(struct waiter *w, const char *what)
+{
+	char wc[96] = "";
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (atomic_load(&w->done))
+			return true;
+		if (atomic_load(&w->tid)) {
+			wchan_of(atomic_load(&w->tid), wc, sizeof(wc));
+			if (strstr(wc, what))
+				return true;
+		}
+		usleep(5000);
+	}
+	diag("%s: not parked in %s (wchan \"%s\")", w->write ? "writer" : "reader", what, wc);
+	return false;
+}
+
+static long thread_nvcsw(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		tap_bail("getrusage: %s", strerror(errno));
+	return ru.ru_nvcsw;
+}
+
+/* An io_uring read; *slept: whether the submitter slept in io_uring_submit(). */
+static ssize_t uring_read(int fd, void *buf, size_t len, off_t off, bool *slept)
+{
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	ssize_t ret;
+	long before;
+
+	if (io_uring_queue_init(4, &ring, 0))
+		tap_bail("io_uring_queue_init");
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, fd, buf, len, off);
+	before = thread_nvcsw();
+	if (io_uring_submit(&ring) != 1)
+		tap_bail("io_uring_submit");
+	*slept = thread_nvcsw() != before;
+	if (io_uring_wait_cqe(&ring, &cqe))
+		tap_bail("io_uring_wait_cqe");
+	ret = cqe->res;
+	io_uring_cqe_seen(&ring, cqe);
+	io_uring_queue_exit(&ring);
+	return ret;
+}
 
 static void *writer(void *arg)
 {
@@ -103,8 +214,13 @@ static void cache_file(int fd, size_t len)
 static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what what,
 		      uint64_t phys, bool *ok)
 {
-	size_t len = what == R_ELSEWHERE ? env->ps : unit;
-	off_t roff = what == R_ELSEWHERE ? 0 : UNIT_OFF;
+	bool elsewhere = what == R_ELSEWHERE || what == R_QUEUED;
+	size_t len = elsewhere ? env->ps : unit;
+	off_t roff = elsewhere ? 0 : UNIT_OFF;
+	struct waiter wr = { .fd = fd, .off = UNIT_OFF, .len = unit };
+	struct waiter ww = { .fd = fd, .off = UNIT_OFF / 2, .len = env->ps, .write = true };
+	pthread_t wr_th, ww_th;
+	bool slept = false, valid = true;
 	unsigned char *rbuf = atw_alloc(len);
 	struct round r = {
 		.fd = direct ? dio_fd : fd, .unit = unit, .gen = ++gen,
@@ -126,15 +242,28 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 		;
 	for (i = 0; i < 10000 && (w = inflight_writes()) < 1; i++)
 		usleep(500);
+	if (what == R_QUEUED) {
+		/* the reader first, then the writer, each parked before the next */
+		pthread_create(&wr_th, NULL, waiter_fn, &wr);
+		valid = parked(&wr, "writethrough_read_wait");
+		pthread_create(&ww_th, NULL, waiter_fn, &ww);
+		valid = parked(&ww, "rwsem") && valid;
+	}
 	wt_mark("R s");
 	if (what == R_UNIT_NOWAIT)
 		rret = preadv2(fd, &(struct iovec){ rbuf, len }, 1, roff, RWF_NOWAIT);
+	else if (what == R_UNIT_URING)
+		rret = uring_read(fd, rbuf, len, roff, &slept);
 	else
 		rret = pread(fd, rbuf, len, roff);
-	if (rret < 0)
+	if (rret < 0 && what != R_UNIT_URING)
 		rret = -errno;
 	wt_mark("R e");
 	pthread_join(th, NULL);
+	if (what == R_QUEUED) {
+		pthread_join(wr_th, NULL);
+		pthread_join(ww_th, NULL);
+	}
 	err = wt_tr_stop(env->lbs);
 	if (err)
 		tap_bail("device trace: %s", strerror(-err));
@@ -162,21 +291,27 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 		free(rbuf);
 		return 1;
 	}
-	if (rs < s) {
-		diag("round not counted: the read began before the unit's command (%ld writes "
-		     "were in flight)", w);
+	if (rs < s || !valid) {
+		if (valid)
+			diag("round not counted: the read began before the unit's command (%ld "
+			     "writes were in flight)", w);
 		free(rbuf);
 		return 0;
 	}
 	switch (what) {
 	case R_ELSEWHERE:
+	case R_QUEUED:
 		*ok = rret == (ssize_t)len && re < d && wt_pattern_bad(rbuf, len, 0, G_OLD) < 0;
 		if (!*ok)
 			diag("read %s, ended %s the unit's command completed", atw_err(rret),
 			     re < d ? "before" : "after");
 		break;
+	case R_UNIT_URING:
+		if (slept)
+			diag("the submitting thread slept in io_uring_submit()");
+		/* fall through */
 	case R_UNIT:
-		*ok = rret == (ssize_t)len && re > d &&
+		*ok = !slept && rret == (ssize_t)len && re > d &&
 		      wt_pattern_bad(rbuf, len, UNIT_OFF, r.gen) < 0;
 		if (!*ok)
 			diag("read %s, ended %s the unit's command completed, data %s",
@@ -214,13 +349,16 @@ static void rounds(int fd, int dio_fd, size_t unit, bool direct, enum what what,
 		      unit, TRIES);
 		return;
 	}
-	if (what == R_ELSEWHERE)
+	if (what == R_ELSEWHERE || what == R_QUEUED)
 		check(ok, "%s beside %s %zu-byte unit ends while its command is in flight",
 		      what_name[what], direct ? "an atomic direct write of a" :
 		      "an atomic write-through of a", unit);
 	else if (what == R_UNIT)
 		check(ok, "%s in flight (%zu bytes) waits for its completion and is whole new",
 		      what_name[what], unit);
+	else if (what == R_UNIT_URING)
+		check(ok, "%s in flight (%zu bytes) completes after it, whole new, and its "
+		      "submitter does not sleep", what_name[what], unit);
 	else
 		check(ok, "%s in flight (%zu bytes) fails with EAGAIN", what_name[what], unit);
 }
@@ -274,10 +412,12 @@ int main(int argc, char **argv)
 	rounds(fd, dio_fd, env->bs, false, R_ELSEWHERE, phys);
 	rounds(fd, dio_fd, env->bs, false, R_UNIT, phys);
 	rounds(fd, dio_fd, env->bs, false, R_UNIT_NOWAIT, phys);
+	rounds(fd, dio_fd, env->bs, false, R_UNIT_URING, phys);
 	if (env->lim.buf_max >= two) {
 		rounds(fd, dio_fd, two, false, R_ELSEWHERE, phys);
 		rounds(fd, dio_fd, two, false, R_UNIT, phys);
 		rounds(fd, dio_fd, two, false, R_UNIT_NOWAIT, phys);
+		rounds(fd, dio_fd, two, false, R_QUEUED, phys);
 	} else {
 		skip("no buffered atomic units of two blocks advertised",
 		     "reads beside two-block atomic write-throughs");
