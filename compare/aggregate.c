@@ -243,8 +243,18 @@ static const struct pgb *pgb_of(const char *kernel, int round, const char *cfg)
 	return NULL;
 }
 
+/* cfg's sibling base ("fpw-on") on the same file system: "fpw-on@4k" for "x@4k". */
+static const char *pgb_sibling(const char *cfg, const char *base, char *buf, size_t len)
+{
+	const char *at = strchr(cfg, '@');
+
+	snprintf(buf, len, "%s%s", base, at ? at : "");
+	return buf;
+}
+
 struct pgb_agg agg_pgbench(const char *kernel, const char *cfg)
 {
+	char sib[2][32];
 	static double tps[MAX_PGB], xon[MAX_PGB], avg[MAX_PGB], p99[MAX_PGB],
 		cv[MAX_PGB], wal[MAX_PGB], fpi[MAX_PGB], devw[MAX_PGB], devb[MAX_PGB],
 		flush[MAX_PGB], cw[MAX_PGB], cs[MAX_PGB], xwal[MAX_PGB], xcv[MAX_PGB],
@@ -294,10 +304,11 @@ struct pgb_agg agg_pgbench(const char *kernel, const char *cfg)
 		if (!a.lib_mode[0])
 			scopy(a.lib_mode, sizeof(a.lib_mode), x->lib_mode);
 		/* Ratios to fpw-off-unsafe and to fpw-on in the same boot. */
-		un = pgb_of(kernel, x->round, "fpw-off-unsafe");
+		un = pgb_of(kernel, x->round,
+			    pgb_sibling(cfg, "fpw-off-unsafe", sib[0], sizeof(sib[0])));
 		if (un && un->tps > 0)
 			xun[nxun++] = x->tps / un->tps;
-		on = pgb_of(kernel, x->round, "fpw-on");
+		on = pgb_of(kernel, x->round, pgb_sibling(cfg, "fpw-on", sib[1], sizeof(sib[1])));
 		if (!on)
 			continue;
 		if (on->tps > 0)

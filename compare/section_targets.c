@@ -305,6 +305,16 @@ static void pg_targets(FILE *out)
 
 	for (k = 0; k < nkernels; k++) {
 		struct pgb_agg a = agg_pgbench(kernels[k], "fpw-off-atomic");
+		struct pgb_agg a4 = agg_pgbench(kernels[k], "fpw-off-atomic@4k");
+
+		/* PostgreSQL's case on mkfs.xfs's defaults */
+		if (a4.tps.n && !a4.refused) {
+			snprintf(what, sizeof(what), "PG 4 KiB blocks fpw-off-atomic / unsafe (%c)",
+				 kernel_letter(kernels[k]));
+			snprintf(how, sizeof(how), "pgbench, %s, XFS 4 KiB blocks, same boot",
+				 pgb_setup.disk[0] ? pgb_setup.disk : "?");
+			target(out, what, a4.x_unsafe, 0.95, false, how);
+		}
 		struct stat3 wal = { 0, NAN, NAN, NAN };
 
 		if (!a.tps.n || a.refused)
