@@ -14,6 +14,10 @@
  *    "submitted" marker in the trace) -- never timed; except writes that
  *    extend the file, which are done when io_submit returns (they keep the
  *    iolock until the size has moved, as ext4's extending direct writes);
+ *  - units of two blocks written in place (an aligned written extent), in
+ *    batches of 4: asynchronous too (io_submit returned with a unit's
+ *    command in flight in most of 4 batches); before the iolock was dropped
+ *    for them, each was complete when io_submit returned;
  *  - errors: RWF_ATOMIC without RWF_WRITETHROUGH gives EOPNOTSUPP, a
  *    misaligned atomic write EINVAL (from io_submit or in the event), a
  *    device error -EIO in the event; RWF_NOWAIT gives the length or EAGAIN.
@@ -200,6 +204,82 @@ static long one(int fd, void *buf, size_t len, off_t off, int flags)
 	return ret == 1 ? ev.res : ret;
 }
 
+/*
+ * Two-block units in place, NBATCH batches of UNITS: batches where io_submit
+ * returned while a unit's command was still in flight (the trace orders its
+ * completion after the "submitted" marker).
+ */
+#define UNITS 4
+#define NBATCH 4
+static void units_async(void)
+{
+	const struct atw_env *e = atw_env();
+	size_t two = 2 * (size_t)e->bs, len = (size_t)UNITS * two;
+	struct iocb cb[UNITS], *cbs[UNITS];
+	struct io_event ev[UNITS];
+	unsigned char *buf = atw_alloc(len);
+	int k, i, w, sub, late_batches = 0, counted = 0, bad_res = 0;
+	uint64_t phys;
+	bool aligned;
+	int fd;
+
+	if (e->lim.buf_max < two) {
+		skip("no buffered atomic units of two blocks advertised", "AIO units in place");
+		free(buf);
+		return;
+	}
+	fd = wt_aligned_file("wt_aio_units", 0, 0, len, &aligned);
+	atw_fill(buf, len, 0, 1);
+	if (pwrite(fd, buf, len, 0) != (ssize_t)len || fsync(fd))
+		tap_bail("pre-write: %s", strerror(errno));
+	if (!aligned || wt_phys(fd, 0, &phys) || phys % two) {
+		skip("no file with an aligned extent", "AIO units in place");
+		close(fd);
+		free(buf);
+		return;
+	}
+	for (k = 0; k < NBATCH; k++) {
+		int err, late = 0;
+
+		atw_fill(buf, len, 0, 3 + k);
+		for (i = 0; i < UNITS; i++) {
+			prep(&cb[i], fd, buf + i * two, two, (off_t)i * two,
+			     RWF_WRITETHROUGH | RWF_ATOMIC, i);
+			cbs[i] = &cb[i];
+		}
+		err = wt_tr_start();
+		if (io_submit_one_batch(UNITS, cbs) != UNITS)
+			tap_bail("io_submit of two-block units: %s", strerror(errno));
+		wt_mark("submitted");
+		if (reap(UNITS, ev) != UNITS)
+			tap_bail("reaping two-block units");
+		err = err ? err : wt_tr_stop(e->lbs);
+		for (i = 0; i < UNITS; i++)
+			bad_res += ev[i].res != (long long)two;
+		if (err)
+			continue;
+		counted++;
+		sub = wt_tr_find_mark(0, "submitted");
+		for (w = 0; w < wt_tr()->n; w++) {
+			const struct wt_ev *x = &wt_tr()->ev[w];
+
+			if (wt_tr_is_write(x) && x->kind == WT_EV_START && x->off >= phys &&
+			    x->off < phys + len && sub >= 0 && wt_tr_end(w) > sub)
+				late++;
+		}
+		late_batches += late > 0;
+		diag("two-block units x%d: io_submit returned with %d of their commands in flight",
+		     UNITS, late);
+	}
+	check(!bad_res, "two-block units in place via AIO: every event carries the length (%d did not)",
+	      bad_res);
+	check(counted && 2 * late_batches > counted,
+	      "two-block units in place via AIO are asynchronous: io_submit returned with a unit in flight in most batches (%d of %d)",
+	      late_batches, counted);
+	close(fd);
+	free(buf);
+}
+
 static void errors(int atomic_ok)
 {
 	const struct atw_env *e = atw_env();
@@ -287,6 +367,8 @@ static void run(void)
 		check(!ext_late,
 		      "extending: io_submit returned with no write of the batch in flight, the size moved (%d of %d batches had one)",
 		      ext_late, ext_batches);
+	if (atomic_ok && ndelay > 0)
+		units_async();
 	errors(atomic_ok);
 	syscall(SYS_io_destroy, ctx);
 }
