@@ -33,6 +33,14 @@
  *     with the iolock held shared would keep the queued writer, and every
  *     reader behind it, waiting for the device.
  *
+ *   neighbour: the unit and the next one share a large folio (the region was
+ *     written in one 64 KiB buffered write after a dropped cache); while the
+ *     first unit's command is in flight, an atomic write-through of the next
+ *     unit waits for the folio's writeback (seen asleep in a folio wait),
+ *     and a read of cached data elsewhere must end while the first unit's
+ *     command is still in flight: the second writer must not wait for the
+ *     writeback with the iolock held.
+ *
  *   A round counts when the read began after the unit's command reached the
  *   device (a write that was in flight first may have been another one);
  *   up to TRIES rounds for one that counts.
@@ -56,12 +64,15 @@
 #define TRIES		4
 #define G_OLD		1
 
-enum what { R_ELSEWHERE, R_UNIT, R_UNIT_NOWAIT, R_UNIT_URING, R_QUEUED };
+enum what { R_ELSEWHERE, R_UNIT, R_UNIT_NOWAIT, R_UNIT_URING, R_QUEUED, R_NEIGHBOUR };
 static const char *const what_name[] = {
 	"a read of cached data elsewhere", "a read of the unit",
 	"an RWF_NOWAIT read of the unit", "an io_uring read of the unit",
 	"a read of cached data elsewhere, behind a waiting reader and writer,",
+	"a read of cached data elsewhere, while the next unit waits for the folio,",
 };
+
+#define REGION (64 << 10)	/* the unit's region: one large folio */
 
 static struct atw_env *env;
 static uint64_t gen = G_OLD;
@@ -82,6 +93,7 @@ struct waiter {
 	off_t off;
 	size_t len;
 	bool write;
+	int flags;		/* pwritev2's, for a write */
 	atomic_int tid, done;
 };
 
@@ -94,7 +106,7 @@ static void *waiter_fn(void *arg)
 	atomic_store(&w->tid, (int)syscall(SYS_gettid));
 	if (w->write) {
 		wt_pattern(buf, w->len, w->off, G_OLD);
-		n = pwrite(w->fd, buf, w->len, w->off);
+		n = pwritev2(w->fd, &(struct iovec){ buf, w->len }, 1, w->off, w->flags);
 	} else {
 		n = pread(w->fd, buf, w->len, w->off);
 	}
@@ -214,11 +226,14 @@ static void cache_file(int fd, size_t len)
 static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what what,
 		      uint64_t phys, bool *ok)
 {
-	bool elsewhere = what == R_ELSEWHERE || what == R_QUEUED;
+	bool elsewhere = what == R_ELSEWHERE || what == R_QUEUED || what == R_NEIGHBOUR;
 	size_t len = elsewhere ? env->ps : unit;
 	off_t roff = elsewhere ? 0 : UNIT_OFF;
 	struct waiter wr = { .fd = fd, .off = UNIT_OFF, .len = unit };
 	struct waiter ww = { .fd = fd, .off = UNIT_OFF / 2, .len = env->ps, .write = true };
+	struct waiter wn = { .fd = fd, .off = UNIT_OFF + unit, .len = unit, .write = true,
+			     .flags = RWF_ATOMIC | RWF_WRITETHROUGH };
+	pthread_t wn_th;
 	pthread_t wr_th, ww_th;
 	bool slept = false, valid = true;
 	unsigned char *rbuf = atw_alloc(len);
@@ -232,7 +247,17 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 	ssize_t rret;
 	long w;
 
-	cache_file(fd, UNIT_OFF + unit);
+	if (what == R_NEIGHBOUR) {
+		/* the region anew, as one large folio */
+		unsigned char *reg = atw_alloc(REGION);
+
+		wt_pattern(reg, REGION, UNIT_OFF, G_OLD);
+		wt_drop_caches();
+		if (pwrite(fd, reg, REGION, UNIT_OFF) != REGION || fsync(fd))
+			tap_bail("rewriting the region: %s", strerror(errno));
+		free(reg);
+	}
+	cache_file(fd, UNIT_OFF + REGION);
 	err = wt_tr_start();
 	if (err)
 		tap_bail("device trace: %s", strerror(-err));
@@ -249,6 +274,12 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 		pthread_create(&ww_th, NULL, waiter_fn, &ww);
 		valid = parked(&ww, "rwsem") && valid;
 	}
+	if (what == R_NEIGHBOUR) {
+		pthread_create(&wn_th, NULL, waiter_fn, &wn);
+		valid = parked(&wn, "folio_wait") && !atomic_load(&wn.done);
+		if (!valid)
+			diag("the next unit's write did not wait for the folio: no shared folio?");
+	}
 	wt_mark("R s");
 	if (what == R_UNIT_NOWAIT)
 		rret = preadv2(fd, &(struct iovec){ rbuf, len }, 1, roff, RWF_NOWAIT);
@@ -264,6 +295,8 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 		pthread_join(wr_th, NULL);
 		pthread_join(ww_th, NULL);
 	}
+	if (what == R_NEIGHBOUR)
+		pthread_join(wn_th, NULL);
 	err = wt_tr_stop(env->lbs);
 	if (err)
 		tap_bail("device trace: %s", strerror(-err));
@@ -301,6 +334,7 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 	switch (what) {
 	case R_ELSEWHERE:
 	case R_QUEUED:
+	case R_NEIGHBOUR:
 		*ok = rret == (ssize_t)len && re < d && wt_pattern_bad(rbuf, len, 0, G_OLD) < 0;
 		if (!*ok)
 			diag("read %s, ended %s the unit's command completed", atw_err(rret),
@@ -334,6 +368,11 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 	return 1;
 }
 
+static bool elsewhere_kind(enum what what)
+{
+	return what == R_ELSEWHERE || what == R_QUEUED || what == R_NEIGHBOUR;
+}
+
 static void rounds(int fd, int dio_fd, size_t unit, bool direct, enum what what,
 		   uint64_t phys)
 {
@@ -343,13 +382,17 @@ static void rounds(int fd, int dio_fd, size_t unit, bool direct, enum what what,
 	for (k = 0; k < TRIES; k++)
 		if (round_once(fd, dio_fd, unit, direct, what, phys, &ok))
 			break;
+	if (k == TRIES && what == R_NEIGHBOUR) {
+		skip("the two units never shared a large folio", "%s", what_name[what]);
+		return;
+	}
 	if (k == TRIES) {
 		check(false, "%s beside %s %zu-byte unit: no round counted in %d", what_name[what],
 		      direct ? "an atomic direct write of a" : "an atomic write-through of a",
 		      unit, TRIES);
 		return;
 	}
-	if (what == R_ELSEWHERE || what == R_QUEUED)
+	if (elsewhere_kind(what))
 		check(ok, "%s beside %s %zu-byte unit ends while its command is in flight",
 		      what_name[what], direct ? "an atomic direct write of a" :
 		      "an atomic write-through of a", unit);
@@ -363,13 +406,13 @@ static void rounds(int fd, int dio_fd, size_t unit, bool direct, enum what what,
 		check(ok, "%s in flight (%zu bytes) fails with EAGAIN", what_name[what], unit);
 }
 
-/* A file of UNIT_OFF + max_unit bytes of old data, its unit on an aligned extent. */
+/* A file of UNIT_OFF + REGION bytes of old data, the region on an aligned extent. */
 static int make_file(size_t max_unit, int *dio_fd, uint64_t *phys)
 {
-	size_t len = UNIT_OFF + max_unit;
+	size_t len = UNIT_OFF + REGION;
 	void *buf = atw_alloc(len);
 	bool aligned;
-	int fd = wt_aligned_file("inflight_read", 0, UNIT_OFF, max_unit, &aligned);
+	int fd = wt_aligned_file("inflight_read", 0, UNIT_OFF, REGION, &aligned);
 
 	if (!aligned)
 		tap_bail("no file with an aligned unit in 32 attempts");
@@ -418,6 +461,7 @@ int main(int argc, char **argv)
 		rounds(fd, dio_fd, two, false, R_UNIT, phys);
 		rounds(fd, dio_fd, two, false, R_UNIT_NOWAIT, phys);
 		rounds(fd, dio_fd, two, false, R_QUEUED, phys);
+		rounds(fd, dio_fd, two, false, R_NEIGHBOUR, phys);
 	} else {
 		skip("no buffered atomic units of two blocks advertised",
 		     "reads beside two-block atomic write-throughs");
