@@ -2,6 +2,7 @@
 /* wt_common.c: the write-through tests' helpers (wt_common.h). */
 #include "wt_common.h"
 
+#include <sys/resource.h>
 #include <time.h>
 
 int wt_map(int fd, off_t off, uint64_t *phys, uint64_t *avail)
@@ -245,6 +246,15 @@ int wt_inject_done(struct wt_injected *inj, uint64_t phys, uint64_t len)
 		return inj->tries >= WT_INJECT_TRIES;
 	}
 	return 1;
+}
+
+long wt_thread_nvcsw(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		tap_bail("getrusage: %s", strerror(errno));
+	return ru.ru_nvcsw;
 }
 
 long long wt_sdebug_param(const char *name)

@@ -185,6 +185,9 @@ int wt_inject_arm(struct wt_injected *inj);
 /* Disarms and counts. 1: this attempt decides; 0: make it again. */
 int wt_inject_done(struct wt_injected *inj, uint64_t phys, uint64_t len);
 
+/* Voluntary context switches of the calling thread (getrusage RUSAGE_THREAD). */
+long wt_thread_nvcsw(void);
+
 /* scsi_debug module parameter, or -1. */
 long long wt_sdebug_param(const char *name);
 

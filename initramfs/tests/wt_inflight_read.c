@@ -54,7 +54,6 @@
 
 #include <liburing.h>
 #include <stdatomic.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #ifdef RWF_WRITETHROUGH
@@ -150,15 +149,6 @@ static bool parked(struct waiter *w, const char *what)
 	return false;
 }
 
-static long thread_nvcsw(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_THREAD, &ru))
-		tap_bail("getrusage: %s", strerror(errno));
-	return ru.ru_nvcsw;
-}
-
 /* An io_uring read; *slept: whether the submitter slept in io_uring_submit(). */
 static ssize_t uring_read(int fd, void *buf, size_t len, off_t off, bool *slept)
 {
@@ -172,10 +162,10 @@ static ssize_t uring_read(int fd, void *buf, size_t len, off_t off, bool *slept)
 		tap_bail("io_uring_queue_init");
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_read(sqe, fd, buf, len, off);
-	before = thread_nvcsw();
+	before = wt_thread_nvcsw();
 	if (io_uring_submit(&ring) != 1)
 		tap_bail("io_uring_submit");
-	*slept = thread_nvcsw() != before;
+	*slept = wt_thread_nvcsw() != before;
 	if (io_uring_wait_cqe(&ring, &cqe))
 		tap_bail("io_uring_wait_cqe");
 	ret = cqe->res;

@@ -34,7 +34,6 @@
 #include <liburing.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <sys/resource.h>
 
 #ifdef RWF_WRITETHROUGH
 
@@ -60,15 +59,6 @@ static void *busy(void *arg)
 	}
 	free(buf);
 	return NULL;
-}
-
-static long thread_nvcsw(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_THREAD, &ru))
-		tap_bail("getrusage: %s", strerror(errno));
-	return ru.ru_nvcsw;
 }
 
 #define STRADDLE_BLOCKS 16
@@ -135,10 +125,10 @@ static void nosleep(struct io_uring *ring, unsigned int rounds, bool split_exten
 		sqe = io_uring_get_sqe(ring);
 		io_uring_prep_write(sqe, sfd, buf, len, 0);
 		sqe->rw_flags = RWF_WRITETHROUGH;
-		before = thread_nvcsw();
+		before = wt_thread_nvcsw();
 		if (io_uring_submit(ring) != 1)
 			tap_bail("io_uring submit");
-		slept += thread_nvcsw() != before;
+		slept += wt_thread_nvcsw() != before;
 		if (io_uring_wait_cqe(ring, &cqe))
 			tap_bail("io_uring wait");
 		if (cqe->res != (int)len && !bad++)
