@@ -248,6 +248,23 @@ int wt_inject_done(struct wt_injected *inj, uint64_t phys, uint64_t len)
 	return 1;
 }
 
+bool wt_thread_in(pid_t tid, const char *fn)
+{
+	char path[64], stack[4096], needle[96];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", (int)tid);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return false;
+	n = read(f, stack, sizeof(stack) - 1);
+	close(f);
+	stack[n > 0 ? n : 0] = 0;
+	snprintf(needle, sizeof(needle), " %s", fn);
+	return strstr(stack, needle) != NULL;
+}
+
 long wt_thread_nvcsw(void)
 {
 	struct rusage ru;

@@ -185,6 +185,13 @@ int wt_inject_arm(struct wt_injected *inj);
 /* Disarms and counts. 1: this attempt decides; 0: make it again. */
 int wt_inject_done(struct wt_injected *inj, uint64_t phys, uint64_t len);
 
+/*
+ * Is thread tid of this process in the kernel with a frame whose name starts
+ * with fn on its stack (/proc/self/task/TID/stack holds " fn")? Pass "name+"
+ * for exactly that function. false if the stack cannot be read.
+ */
+bool wt_thread_in(pid_t tid, const char *fn);
+
 /* Voluntary context switches of the calling thread (getrusage RUSAGE_THREAD). */
 long wt_thread_nvcsw(void);
 

@@ -27,7 +27,7 @@
  *     context switches, getrusage(RUSAGE_THREAD)), and the completion
  *     comes after the command's, whole new.
  *   queued: a reader of the unit waits for it (seen asleep in the kernel,
- *     /proc wchan), then a buffered write of another range waits for the
+ *     /proc/self/task/TID/stack), then a buffered write of another range waits for the
  *     iolock or is done, then a read of cached data elsewhere must end while
  *     the unit's command is still in flight: a reader that waited for a unit
  *     with the iolock held shared would keep the queued writer, and every
@@ -116,36 +116,19 @@ static void *waiter_fn(void *arg)
 	return NULL;
 }
 
-/* Where thread tid sleeps in the kernel (/proc wchan), "" if running. */
-static void wchan_of(int tid, char *out, size_t len)
+/* Waits up to 5 s for w to be done or in the kernel in a function starting with fn. */
+static bool parked(struct waiter *w, const char *fn)
 {
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", tid);
-	if (kf_read(path, out, len))
-		out[0] = 0;
-	out[strcspn(out, "\n")] = 0;
-	if (!strcmp(out, "0"))
-		out[0] = 0;
-}
-
-/* Waits up to 5 s for w to be done or asleep in a function containing what. */
-static bool parked(struct waiter *w, const char *what)
-{
-	char wc[96] = "";
 	int i;
 
 	for (i = 0; i < 1000; i++) {
 		if (atomic_load(&w->done))
 			return true;
-		if (atomic_load(&w->tid)) {
-			wchan_of(atomic_load(&w->tid), wc, sizeof(wc));
-			if (strstr(wc, what))
-				return true;
-		}
+		if (atomic_load(&w->tid) && wt_thread_in(atomic_load(&w->tid), fn))
+			return true;
 		usleep(5000);
 	}
-	diag("%s: not parked in %s (wchan \"%s\")", w->write ? "writer" : "reader", what, wc);
+	diag("%s: not parked in %s", w->write ? "writer" : "reader", fn);
 	return false;
 }
 
@@ -260,9 +243,9 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 	if (what == R_QUEUED) {
 		/* the reader first, then the writer, each parked before the next */
 		pthread_create(&wr_th, NULL, waiter_fn, &wr);
-		valid = parked(&wr, "writethrough_read_wait");
+		valid = parked(&wr, "iomap_writethrough_read_wait+");
 		pthread_create(&ww_th, NULL, waiter_fn, &ww);
-		valid = parked(&ww, "rwsem") && valid;
+		valid = parked(&ww, "rwsem_down_write_slowpath+") && valid;
 	}
 	if (what == R_NEIGHBOUR) {
 		pthread_create(&wn_th, NULL, waiter_fn, &wn);

@@ -88,23 +88,6 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-/* Is thread tid asleep in xfs_ilock() (waiting for the iolock)? */
-static bool in_ilock(pid_t tid)
-{
-	char path[64], stack[4096];
-	ssize_t n;
-	int f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", (int)tid);
-	f = open(path, O_RDONLY);
-	if (f < 0)
-		return false;
-	n = read(f, stack, sizeof(stack) - 1);
-	close(f);
-	stack[n > 0 ? n : 0] = 0;
-	return strstr(stack, " xfs_ilock+") != NULL;
-}
-
 enum outcome { O_BESIDE, O_WAITED, O_UNDECIDED, O_NOFAULT };
 
 /* One trial of kind k: the read parked, the write judged, the read let go. */
@@ -152,7 +135,7 @@ static enum outcome trial(enum kind k, unsigned char *buf, unsigned int i)
 				o = O_BESIDE;
 				break;
 			}
-			if (in_ilock(atomic_load(&w_tid))) {
+			if (wt_thread_in(atomic_load(&w_tid), "xfs_ilock+")) {
 				o = O_WAITED;
 				break;
 			}
