@@ -27,6 +27,8 @@
  *    old data after it;
  *  - into an empty file (the write extends it): the call returns the 8 MiB,
  *    and the size is 8 MiB.
+ * A write that returns without faulting on its last source page fails the
+ * round (it is not waited for: the userfaultfd is polled, non-blocking).
  *
  * usage: wt_partial_error DIR
  */
@@ -54,6 +56,7 @@ static size_t bs, ps, unit, len;
 static unsigned char *src;	/* len bytes; its last page is uffd-missing */
 static ssize_t w_ret;
 static enum mode w_mode;
+static volatile int w_done;	/* the writer has returned */
 
 static void *writer(void *arg)
 {
@@ -66,11 +69,13 @@ static void *writer(void *arg)
 	(void)arg;
 	if (w_mode != M_URING) {
 		w_ret = atw_pwrite(fd, src, len, 0, RWF_WRITETHROUGH);
+		__atomic_store_n(&w_done, 1, __ATOMIC_RELEASE);
 		return NULL;
 	}
 	ret = io_uring_queue_init(4, &ring, 0);
 	if (ret) {
 		w_ret = ret;
+		__atomic_store_n(&w_done, 1, __ATOMIC_RELEASE);
 		return NULL;
 	}
 	sqe = io_uring_get_sqe(&ring);
@@ -85,7 +90,29 @@ static void *writer(void *arg)
 		w_ret = ret;
 	}
 	io_uring_queue_exit(&ring);
+	__atomic_store_n(&w_done, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/*
+ * Waits (up to STEP_MS) for the writer's fault on the last source page: 1,
+ * or 0 if the writer returned first, or -1 at the deadline. The uffd is
+ * O_NONBLOCK: on a blocking one poll() reports EPOLLERR at once and read()
+ * waits for a fault that a writer which returned early never makes.
+ */
+static int wait_fault(struct pollfd *pf)
+{
+	struct uffd_msg msg;
+	int ms;
+
+	for (ms = 0; ms < STEP_MS; ms += 100) {
+		if (poll(pf, 1, 100) == 1 && read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
+		    msg.event == UFFD_EVENT_PAGEFAULT)
+			return 1;
+		if (__atomic_load_n(&w_done, __ATOMIC_ACQUIRE))
+			return 0;
+	}
+	return -1;
 }
 
 /* Whether buf (file range [off, off + n)) is generation gen throughout. */
@@ -105,12 +132,12 @@ static int round_once(enum mode m, uint8_t opcode)
 	struct uffdio_copy copy = { 0 };
 	struct pollfd pf = { .events = POLLIN };
 	unsigned char *page, *buf;
-	struct uffd_msg msg;
 	struct stat st;
 	pthread_t t;
 	off_t last = len - unit, dirty_off = HEAD / 2;
 	size_t map_len = len - ps;	/* the part of src mapped normally */
-	int armed = -1, err, judged = 1;
+	int armed = -1, err, judged = 1, faulted;
+	unsigned char resident = 0;
 	struct wt_injected inj = { .opcode = opcode };
 	uint64_t lphys = 0;
 	long bad;
@@ -138,16 +165,27 @@ static int round_once(enum mode m, uint8_t opcode)
 	src = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (src == MAP_FAILED)
 		tap_bail("mmap: %s", strerror(errno));
-	wt_pattern(src, map_len, 0, 3);	/* the last page never touched */
+	/*
+	 * Registered before the rest is filled: that splits the last page off
+	 * into a VMA of its own. Filled first, a source whose end is 2 MiB
+	 * aligned got a transparent huge page over its last 2 MiB, the last
+	 * page with it, and the write never faulted.
+	 */
 	reg.range.start = (unsigned long)(src + map_len);
 	reg.range.len = ps;
 	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
 	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
 		tap_bail("UFFDIO_REGISTER: %s", strerror(errno));
+	wt_pattern(src, map_len, 0, 3);	/* the last page never touched */
+	if (mincore(src + map_len, ps, &resident))
+		tap_bail("mincore: %s", strerror(errno));
+	if (resident & 1)
+		tap_bail("the last source page is resident before the write: it cannot fault");
 	page = atw_alloc(ps);
 	wt_pattern(page, ps, map_len, 3);
 
 	w_mode = m;
+	w_done = 0;
 	/*
 	 * The trace starts before the write, not while its copy waits for the
 	 * page (resizing the trace buffer then stalled the io_uring round for
@@ -157,8 +195,8 @@ static int round_once(enum mode m, uint8_t opcode)
 	if (pthread_create(&t, NULL, writer, NULL))
 		tap_bail("pthread_create");
 	pf.fd = uffd;
-	if (poll(&pf, 1, STEP_MS) == 1 && read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
-	    msg.event == UFFD_EVENT_PAGEFAULT) {
+	faulted = wait_fault(&pf);
+	if (faulted == 1) {
 		/* Everything before the page is on the device: fail what is next. */
 		armed = wt_inject(opcode, WT_INJECT_TIMES);
 		inj.tries++;
@@ -170,6 +208,12 @@ static int round_once(enum mode m, uint8_t opcode)
 		tap_bail("UFFDIO_COPY: %s", strerror(errno));
 	if (wt_join_by(t, wt_deadline(STEP_MS / 1000)))
 		tap_bail("%s: the write-through did not return", what);
+	if (faulted == 0) {
+		wt_tr_stop(atw_env()->lbs);
+		check(false, "%s: the write-through reads its last source page (it returned %zd%s%s before)",
+		      what, w_ret, w_ret < 0 ? ", " : "", w_ret < 0 ? strerror((int)-w_ret) : "");
+		goto out;
+	}
 	/* the last unit's command: at its address, or of its length if new */
 	if (m == M_EXTEND)
 		inj.bytes = unit;
@@ -248,7 +292,7 @@ int main(int argc, char **argv)
 		skip("no scsi_debug error injection", "wt_partial_error");
 		return tap_done();
 	}
-	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
 		skip("userfaultfd unavailable", "wt_partial_error (%s)", strerror(errno));
 		return tap_done();
