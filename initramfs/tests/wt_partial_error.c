@@ -58,20 +58,18 @@ static ssize_t w_ret;
 static enum mode w_mode;
 static volatile int w_done;	/* the writer has returned */
 
-static void *writer(void *arg)
+/* The write-through of src, by pwritev2 or through io_uring: its result. */
+static ssize_t write_src(void)
 {
 	struct io_uring ring;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	struct iovec iov = { src, len };
+	ssize_t res;
 	int ret;
 
-	(void)arg;
-	if (w_mode != M_URING) {
-		w_ret = atw_pwrite(fd, src, len, 0, RWF_WRITETHROUGH);
-		__atomic_store_n(&w_done, 1, __ATOMIC_RELEASE);
-		return NULL;
-	}
+	if (w_mode != M_URING)
+		return atw_pwrite(fd, src, len, 0, RWF_WRITETHROUGH);
 	ret = io_uring_queue_init(4, &ring, 0);
 	if (ret)	/* the harness's failure, not the write-through's */
 		tap_bail("io_uring_queue_init: %s", strerror(-ret));
@@ -81,12 +79,19 @@ static void *writer(void *arg)
 	if (ret == 1)
 		ret = io_uring_wait_cqe(&ring, &cqe);
 	if (ret >= 0) {
-		w_ret = cqe->res;
+		res = cqe->res;
 		io_uring_cqe_seen(&ring, cqe);
 	} else {
-		w_ret = ret;
+		res = ret;
 	}
 	io_uring_queue_exit(&ring);
+	return res;
+}
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	w_ret = write_src();
 	__atomic_store_n(&w_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
