@@ -23,6 +23,8 @@
  *     checked to have hit writes of the unit's length without FUA: the
  *     call's blocks are new): EIO, the file reads the old
  *     data, and after the scan st_blocks is what it was before the write.
+ *     For write-throughs also submitted through io_uring, where the write
+ *     completes asynchronously, without the iolock it held for its copy.
  *
  * SKIP where no atomic unit of two blocks is advertised.
  *
@@ -30,6 +32,7 @@
  */
 #include "lib/wt_common.h"
 
+#include <liburing.h>
 #include <sys/mman.h>
 
 #define G_OLD 1
@@ -58,12 +61,39 @@ struct path_kind {
 	const char *name;
 	int oflags;		/* O_DIRECT or 0 */
 	int rwf;
+	bool uring;		/* submitted through io_uring */
 };
 
-static const struct path_kind direct = { "direct", O_DIRECT, RWF_ATOMIC };
+static const struct path_kind direct = { "direct", O_DIRECT, RWF_ATOMIC, false };
 #ifdef RWF_WRITETHROUGH
-static const struct path_kind wthrough = { "write-through", 0, RWF_ATOMIC | RWF_WRITETHROUGH };
+static const struct path_kind wthrough = {
+	"write-through", 0, RWF_ATOMIC | RWF_WRITETHROUGH, false,
+};
+static const struct path_kind wthrough_uring = {
+	"write-through through io_uring", 0, RWF_ATOMIC | RWF_WRITETHROUGH, true,
+};
 #endif
+
+/* pwritev2 through io_uring (no IOSQE_ASYNC): the completion's result */
+static ssize_t uring_pwrite(int fd, const void *buf, size_t len, off_t off, int rwf)
+{
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	ssize_t ret;
+
+	if (io_uring_queue_init(4, &ring, 0))
+		tap_bail("io_uring_queue_init");
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_write(sqe, fd, buf, len, off);
+	sqe->rw_flags = rwf;
+	if (io_uring_submit(&ring) != 1 || io_uring_wait_cqe(&ring, &cqe))
+		tap_bail("io_uring submit/wait");
+	ret = cqe->res;
+	io_uring_cqe_seen(&ring, cqe);
+	io_uring_queue_exit(&ring);
+	return ret;
+}
 
 static void blockgc_scan(int fd)
 {
@@ -274,7 +304,8 @@ static void no_blocks_after_device_error(const struct path_kind *k, uint8_t op)
 		armed = wt_inject_arm(&inj);
 		if (armed)
 			break;
-		ret = atw_pwrite(fd, buf, unit, 0, k->rwf);
+		ret = k->uring ? uring_pwrite(fd, buf, unit, 0, k->rwf) :
+				 atw_pwrite(fd, buf, unit, 0, k->rwf);
 		if (wt_inject_done(&inj, 0, 0))
 			break;
 	}
@@ -322,9 +353,10 @@ int main(int argc, char **argv)
 	op = plain_write_opcode();
 	run_path(&direct, op);
 #ifdef RWF_WRITETHROUGH
-	if (env->lim.buf && env->lim.buf_max >= unit)
+	if (env->lim.buf && env->lim.buf_max >= unit) {
 		run_path(&wthrough, op);
-	else
+		no_blocks_after_device_error(&wthrough_uring, op);
+	} else
 		skip("no buffered atomic unit of two blocks advertised",
 		     "write-through: statx buffered unit max %u", env->lim.buf_max);
 #else

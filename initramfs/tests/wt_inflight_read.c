@@ -41,6 +41,20 @@
  *     command is still in flight: the second writer must not wait for the
  *     writeback with the iolock held.
  *
+ *   out of place: a second file whose two-block units lie one block off an
+ *     aligned device address, so that each goes out of place (into CoW
+ *     staging blocks, remapped at completion; checked: the unit's blocks
+ *     move), a new unit each round:
+ *     elsewhere, unit and unit RWF_NOWAIT as above. (Before, a unit written
+ *     out of place held the iolock across its I/O.)
+ *     same block: while the unit's command is in flight, a plain
+ *     RWF_WRITETHROUGH of the unit's first block; both writes return their
+ *     lengths, and after a dropped cache the block reads the second write,
+ *     the next block the unit. A write-through that mapped the block before
+ *     the unit's remap would write the block the remap frees, and its data
+ *     would be lost. The same with an O_DIRECT write of the block (which
+ *     waits for the range's writeback before it maps).
+ *
  *   A round counts when the read began after the unit's command reached the
  *   device (a write that was in flight first may have been another one);
  *   up to TRIES rounds for one that counts.
@@ -63,18 +77,27 @@
 #define TRIES		4
 #define G_OLD		1
 
-enum what { R_ELSEWHERE, R_UNIT, R_UNIT_NOWAIT, R_UNIT_URING, R_QUEUED, R_NEIGHBOUR };
+enum what { R_ELSEWHERE, R_UNIT, R_UNIT_NOWAIT, R_UNIT_URING, R_QUEUED, R_NEIGHBOUR,
+	    R_SAME_BLOCK, R_SAME_BLOCK_DIO };
 static const char *const what_name[] = {
 	"a read of cached data elsewhere", "a read of the unit",
 	"an RWF_NOWAIT read of the unit", "an io_uring read of the unit",
 	"a read of cached data elsewhere, behind a waiting reader and writer,",
 	"a read of cached data elsewhere, while the next unit waits for the folio,",
+	"a write-through of the unit's first block",
+	"a direct write of the unit's first block",
 };
 
 #define REGION (64 << 10)	/* the unit's region: one large folio */
+#define OOP_BLOCKS 32		/* the out-of-place file's region, in blocks */
 
 static struct atw_env *env;
 static uint64_t gen = G_OLD;
+
+/* the file of the rounds: its unit, its length, whether units go out of place */
+static off_t unit_off = UNIT_OFF;
+static size_t file_len = UNIT_OFF + REGION;
+static bool oop;
 
 struct round {
 	int fd;
@@ -93,6 +116,8 @@ struct waiter {
 	size_t len;
 	bool write;
 	int flags;		/* pwritev2's, for a write */
+	uint64_t gen;		/* the pattern a write writes, 0: G_OLD */
+	ssize_t ret;
 	atomic_int tid, done;
 };
 
@@ -104,11 +129,12 @@ static void *waiter_fn(void *arg)
 
 	atomic_store(&w->tid, (int)syscall(SYS_gettid));
 	if (w->write) {
-		wt_pattern(buf, w->len, w->off, G_OLD);
+		wt_pattern(buf, w->len, w->off, w->gen ? w->gen : G_OLD);
 		n = pwritev2(w->fd, &(struct iovec){ buf, w->len }, 1, w->off, w->flags);
 	} else {
 		n = pread(w->fd, buf, w->len, w->off);
 	}
+	w->ret = n < 0 ? -errno : n;
 	if (n != (ssize_t)w->len)
 		diag("%s: %s", w->write ? "queued writer" : "waiting reader", strerror(errno));
 	atomic_store(&w->done, 1);
@@ -162,9 +188,9 @@ static void *writer(void *arg)
 	struct round *r = arg;
 	void *buf = atw_alloc(r->unit);
 
-	wt_pattern(buf, r->unit, UNIT_OFF, r->gen);
+	wt_pattern(buf, r->unit, unit_off, r->gen);
 	atomic_store(&r->wstarted, 1);
-	r->wret = atw_pwrite(r->fd, buf, r->unit, UNIT_OFF, r->wflags);
+	r->wret = atw_pwrite(r->fd, buf, r->unit, unit_off, r->wflags);
 	free(buf);
 	return NULL;
 }
@@ -193,44 +219,82 @@ static void cache_file(int fd, size_t len)
 }
 
 /*
+ * The unit's commands in the trace: those that wrote any of the extents
+ * ext[0..n); *s the index of the first to start, *d the last to end.
+ */
+static int unit_cmds(const struct atw_extent *ext, int n, int *s, int *d)
+{
+	struct wt_trace *t = wt_tr();
+	int i, k, cmds = 0;
+
+	*s = -1;
+	*d = -1;
+	for (i = 0; i < t->n; i++) {
+		const struct wt_ev *e = &t->ev[i];
+
+		if (e->kind != WT_EV_START || !wt_tr_is_write(e))
+			continue;
+		for (k = 0; k < n; k++)
+			if (e->off < ext[k].physical + ext[k].length &&
+			    ext[k].physical < e->off + e->bytes)
+				break;
+		if (k == n)
+			continue;
+		cmds++;
+		if (*s < 0)
+			*s = i;
+		if (wt_tr_end(i) > *d)
+			*d = wt_tr_end(i);
+	}
+	return cmds;
+}
+
+/*
  * One round: 1 counted (*ok set), 0 not counted (the read began before the
- * unit's command reached the device).
+ * unit's command reached the device). phys: where the unit is before the
+ * write (out of place, it must move).
  */
 static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what what,
 		      uint64_t phys, bool *ok)
 {
 	bool elsewhere = what == R_ELSEWHERE || what == R_QUEUED || what == R_NEIGHBOUR;
 	size_t len = elsewhere ? env->ps : unit;
-	off_t roff = elsewhere ? 0 : UNIT_OFF;
-	struct waiter wr = { .fd = fd, .off = UNIT_OFF, .len = unit };
-	struct waiter ww = { .fd = fd, .off = UNIT_OFF / 2, .len = env->ps, .write = true };
-	struct waiter wn = { .fd = fd, .off = UNIT_OFF + unit, .len = unit, .write = true,
+	off_t roff = elsewhere ? 0 : unit_off;
+	struct waiter wr = { .fd = fd, .off = unit_off, .len = unit };
+	struct waiter ww = { .fd = fd, .off = unit_off / 2, .len = env->ps, .write = true };
+	struct waiter wn = { .fd = fd, .off = unit_off + unit, .len = unit, .write = true,
 			     .flags = RWF_ATOMIC | RWF_WRITETHROUGH };
-	pthread_t wn_th;
-	pthread_t wr_th, ww_th;
+	bool same = what == R_SAME_BLOCK || what == R_SAME_BLOCK_DIO;
+	struct waiter wb = { .fd = what == R_SAME_BLOCK_DIO ? dio_fd : fd, .off = unit_off,
+			     .len = env->bs, .write = true,
+			     .flags = what == R_SAME_BLOCK_DIO ? 0 : RWF_WRITETHROUGH };
+	pthread_t wn_th, wr_th, ww_th, wb_th;
 	bool slept = false, valid = true;
 	unsigned char *rbuf = atw_alloc(len);
 	struct round r = {
 		.fd = direct ? dio_fd : fd, .unit = unit, .gen = ++gen,
 		.wflags = direct ? RWF_ATOMIC : RWF_ATOMIC | RWF_WRITETHROUGH,
 	};
-	int rs, re, s = -1, d, i, err, n_cmds = 0;
-	struct wt_trace *t;
+	struct atw_extent ext[4];
+	int rs, re, s, d, i, err, n_ext, n_cmds;
+	uint64_t now = phys;
 	pthread_t th;
-	ssize_t rret;
+	ssize_t rret = 0;
 	long w;
 
 	if (what == R_NEIGHBOUR) {
 		/* the region anew, as one large folio */
 		unsigned char *reg = atw_alloc(REGION);
 
-		wt_pattern(reg, REGION, UNIT_OFF, G_OLD);
+		wt_pattern(reg, REGION, unit_off, G_OLD);
 		wt_drop_caches();
-		if (pwrite(fd, reg, REGION, UNIT_OFF) != REGION || fsync(fd))
+		if (pwrite(fd, reg, REGION, unit_off) != REGION || fsync(fd))
 			tap_bail("rewriting the region: %s", strerror(errno));
 		free(reg);
 	}
-	cache_file(fd, UNIT_OFF + REGION);
+	if (same)
+		wb.gen = ++gen;
+	cache_file(fd, file_len);
 	err = wt_tr_start();
 	if (err)
 		tap_bail("device trace: %s", strerror(-err));
@@ -254,12 +318,16 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 			diag("the next unit's write did not wait for the folio: no shared folio?");
 	}
 	wt_mark("R s");
-	if (what == R_UNIT_NOWAIT)
+	if (same) {
+		pthread_create(&wb_th, NULL, waiter_fn, &wb);
+		pthread_join(wb_th, NULL);
+	} else if (what == R_UNIT_NOWAIT) {
 		rret = preadv2(fd, &(struct iovec){ rbuf, len }, 1, roff, RWF_NOWAIT);
-	else if (what == R_UNIT_URING)
+	} else if (what == R_UNIT_URING) {
 		rret = uring_read(fd, rbuf, len, roff, &slept);
-	else
+	} else {
 		rret = pread(fd, rbuf, len, roff);
+	}
 	if (rret < 0 && what != R_UNIT_URING)
 		rret = -errno;
 	wt_mark("R e");
@@ -274,25 +342,26 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 	if (err)
 		tap_bail("device trace: %s", strerror(-err));
 
-	t = wt_tr();
 	rs = wt_tr_find_mark(0, "R s");
 	re = wt_tr_find_mark(rs, "R e");
-	for (i = 0; i < t->n; i++) {
-		const struct wt_ev *e = &t->ev[i];
-
-		if (e->kind == WT_EV_START && wt_tr_is_write(e) && e->off < phys + unit &&
-		    phys < e->off + e->bytes) {
-			n_cmds++;
-			if (s < 0)
-				s = i;
-		}
+	/* where the unit is now: where it was in place, its staging blocks out of place */
+	n_ext = atw_file_extents(fd, unit_off, unit, ext, 4);
+	if (n_ext > 0)
+		now = ext[0].physical;
+	if (n_ext <= 0 || (oop ? now == phys : now != phys)) {
+		diag("the unit %s (device address %llu before, %llu after, %d extents)",
+		     oop ? "did not move: not written out of place" : "moved: not written in place",
+		     (unsigned long long)phys, (unsigned long long)now, n_ext);
+		*ok = false;
+		free(rbuf);
+		return 1;
 	}
-	d = s < 0 ? -1 : wt_tr_end(s);
-	if (r.wret != (ssize_t)unit || s < 0 || rs < 0 || re < 0 || n_cmds != 1 ||
-	    d >= t->n) {
-		diag("%s write: %s; commands at the unit's address %d (want 1, in place); "
-		     "markers %d %d", direct ? "direct" : "write-through", atw_err(r.wret),
-		     n_cmds, rs, re);
+	n_cmds = unit_cmds(ext, n_ext, &s, &d);
+	if (r.wret != (ssize_t)unit || s < 0 || rs < 0 || re < 0 ||
+	    (oop ? n_cmds < 1 : n_cmds != 1) || d >= wt_tr()->n) {
+		diag("%s write: %s; commands at the unit's address %d (want %s); markers %d %d",
+		     direct ? "direct" : "write-through", atw_err(r.wret), n_cmds,
+		     oop ? "1 or more, out of place" : "1, in place", rs, re);
 		*ok = false;
 		free(rbuf);
 		return 1;
@@ -319,11 +388,11 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 		/* fall through */
 	case R_UNIT:
 		*ok = !slept && rret == (ssize_t)len && re > d &&
-		      wt_pattern_bad(rbuf, len, UNIT_OFF, r.gen) < 0;
+		      wt_pattern_bad(rbuf, len, unit_off, r.gen) < 0;
 		if (!*ok)
 			diag("read %s, ended %s the unit's command completed, data %s",
 			     atw_err(rret), re > d ? "after" : "before",
-			     rret == (ssize_t)len && wt_pattern_bad(rbuf, len, UNIT_OFF, r.gen) < 0 ?
+			     rret == (ssize_t)len && wt_pattern_bad(rbuf, len, unit_off, r.gen) < 0 ?
 			     "whole new" : "not the new unit");
 		break;
 	case R_UNIT_NOWAIT:
@@ -335,6 +404,24 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 		*ok = rret == -EAGAIN;
 		if (!*ok)
 			diag("RWF_NOWAIT read during the unit's I/O: %s (want EAGAIN)", atw_err(rret));
+		break;
+	case R_SAME_BLOCK:
+	case R_SAME_BLOCK_DIO:
+		wt_drop_caches();
+		rret = pread(fd, rbuf, len, unit_off);
+		*ok = wb.ret == (ssize_t)env->bs && rret == (ssize_t)len &&
+		      wt_pattern_bad(rbuf, env->bs, unit_off, wb.gen) < 0 &&
+		      wt_pattern_bad(rbuf + env->bs, len - env->bs, unit_off + env->bs,
+				     r.gen) < 0;
+		if (!*ok)
+			diag("second write %s, read %s; first block %s, the rest %s",
+			     atw_err(wb.ret), atw_err(rret),
+			     wt_pattern_bad(rbuf, env->bs, unit_off, wb.gen) < 0 ?
+			     "the second write's" :
+			     wt_pattern_bad(rbuf, env->bs, unit_off, r.gen) < 0 ?
+			     "the unit's (the second write is lost)" : "neither write's",
+			     wt_pattern_bad(rbuf + env->bs, len - env->bs, unit_off + env->bs,
+					    r.gen) < 0 ? "the unit's" : "not the unit's");
 		break;
 	}
 	free(rbuf);
@@ -349,34 +436,49 @@ static bool elsewhere_kind(enum what what)
 static void rounds(int fd, int dio_fd, size_t unit, bool direct, enum what what,
 		   uint64_t phys)
 {
+	static int oop_next;	/* the out-of-place file's next unused unit */
+	const char *how = oop ? " written out of place" : "";
 	bool ok = false;
 	int k;
 
-	for (k = 0; k < TRIES; k++)
+	for (k = 0; k < TRIES; k++) {
+		if (oop) {
+			/* a unit that has not moved yet */
+			if ((oop_next + 1) * unit > OOP_BLOCKS * env->bs - env->bs)
+				tap_bail("the out-of-place file has no unit left");
+			unit_off = UNIT_OFF + oop_next++ * (off_t)unit;
+			if (wt_phys(fd, unit_off, &phys))
+				tap_bail("FIEMAP: %s", strerror(errno));
+		}
 		if (round_once(fd, dio_fd, unit, direct, what, phys, &ok))
 			break;
+	}
 	if (k == TRIES && what == R_NEIGHBOUR) {
 		skip("the two units never shared a large folio", "%s", what_name[what]);
 		return;
 	}
 	if (k == TRIES) {
-		check(false, "%s beside %s %zu-byte unit: no round counted in %d", what_name[what],
-		      direct ? "an atomic direct write of a" : "an atomic write-through of a",
-		      unit, TRIES);
+		check(false, "%s beside %s %zu-byte unit%s: no round counted in %d",
+		      what_name[what], direct ? "an atomic direct write of a" :
+		      "an atomic write-through of a", unit, how, TRIES);
 		return;
 	}
 	if (elsewhere_kind(what))
-		check(ok, "%s beside %s %zu-byte unit ends while its command is in flight",
+		check(ok, "%s beside %s %zu-byte unit%s ends while its command is in flight",
 		      what_name[what], direct ? "an atomic direct write of a" :
-		      "an atomic write-through of a", unit);
+		      "an atomic write-through of a", unit, how);
 	else if (what == R_UNIT)
-		check(ok, "%s in flight (%zu bytes) waits for its completion and is whole new",
-		      what_name[what], unit);
+		check(ok, "%s%s in flight (%zu bytes) waits for its completion and is whole new",
+		      what_name[what], how, unit);
 	else if (what == R_UNIT_URING)
 		check(ok, "%s in flight (%zu bytes) completes after it, whole new, and its "
 		      "submitter does not sleep", what_name[what], unit);
+	else if (what == R_SAME_BLOCK || what == R_SAME_BLOCK_DIO)
+		check(ok, "%s while the unit%s (%zu bytes) is in flight is not lost when the "
+		      "unit completes", what_name[what], how, unit);
 	else
-		check(ok, "%s in flight (%zu bytes) fails with EAGAIN", what_name[what], unit);
+		check(ok, "%s%s in flight (%zu bytes) fails with EAGAIN", what_name[what], how,
+		      unit);
 }
 
 /* A file of UNIT_OFF + REGION bytes of old data, the region on an aligned extent. */
@@ -396,6 +498,30 @@ static int make_file(size_t max_unit, int *dio_fd, uint64_t *phys)
 	if (wt_phys(fd, UNIT_OFF, phys) || *phys % max_unit)
 		tap_bail("the unit is not at an aligned device address");
 	*dio_fd = atw_env_open("inflight_read", O_DIRECT);
+	return fd;
+}
+
+/*
+ * The out-of-place file: OOP_BLOCKS blocks from UNIT_OFF - one block on one
+ * extent aligned to their length, so that every two-block unit from UNIT_OFF
+ * on lies one block off an aligned device address; old data from 0.
+ */
+static int make_oop_file(void)
+{
+	off_t start = UNIT_OFF - env->bs;
+	size_t len = start + OOP_BLOCKS * (size_t)env->bs;
+	void *buf = atw_alloc(len);
+	bool aligned;
+	int fd = wt_aligned_file("inflight_oop", 0, start, OOP_BLOCKS * (size_t)env->bs,
+				 &aligned);
+
+	if (!aligned)
+		tap_bail("no file with an aligned extent in 32 attempts");
+	wt_pattern(buf, len, 0, G_OLD);
+	if (pwrite(fd, buf, len, 0) != (ssize_t)len || fsync(fd))
+		tap_bail("write: %s", strerror(errno));
+	free(buf);
+	file_len = len;
 	return fd;
 }
 
@@ -438,6 +564,20 @@ int main(int argc, char **argv)
 	} else {
 		skip("no buffered atomic units of two blocks advertised",
 		     "reads beside two-block atomic write-throughs");
+	}
+
+	if (env->lim.buf_max >= two) {
+		int ofd = make_oop_file();
+		int odio = atw_env_open("inflight_oop", O_DIRECT);
+
+		oop = true;
+		rounds(ofd, odio, two, false, R_ELSEWHERE, 0);
+		rounds(ofd, odio, two, false, R_UNIT, 0);
+		rounds(ofd, odio, two, false, R_UNIT_NOWAIT, 0);
+		rounds(ofd, odio, two, false, R_SAME_BLOCK, 0);
+		rounds(ofd, odio, two, false, R_SAME_BLOCK_DIO, 0);
+		close(odio);
+		close(ofd);
 	}
 
 	ret = wt_sdebug_restore_delay(ndelay, jdelay);
