@@ -299,6 +299,10 @@ struct pgb_agg agg_pgbench(const char *kernel, const char *cfg)
 			cv[ncv++] = x->tps_cv;
 		a.converted += x->converted;
 		a.refused += x->refused;
+		if (!isnan(x->dev_atomics)) {
+			a.atomics += (unsigned long)x->dev_atomics;
+			a.atomics_converted += x->converted;
+		}
 		if (x->refused && !a.first_errno)
 			a.first_errno = x->first_errno;
 		if (!a.lib_mode[0])

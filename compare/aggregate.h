@@ -121,6 +121,9 @@ struct pgb_agg {
 	double wal, fpi, devw, devb, flushes;	/* per transaction */
 	double ckpt_write, ckpt_sync;	/* ms */
 	unsigned long converted, refused;
+	/* REQ_ATOMIC writes summed over the boots that counted them, and
+	 * the pages converted in those boots: the units written in place */
+	unsigned long atomics, atomics_converted;
 	int first_errno;
 	char lib_mode[16];
 	const char *na;		/* no result: the first reason seen, or NULL */

@@ -8,7 +8,7 @@
  *     {"pgbench":CFG,"kernel":K,"status":"ok","lib_mode":M,"scale":N,
  *      "txns":N,"tps":X,"lat_avg_ms":X,"lat_p99_ms":X,"tps_cv":X|null,
  *      "wal_bytes":N,"wal_fpi":N,"dev_writes":N,"dev_write_bytes":N,
- *      "dev_flushes":N,"ckpt_write_ms":X,"ckpt_sync_ms":X,
+ *      "dev_flushes":N,["dev_atomic_writes":N,]"ckpt_write_ms":X,"ckpt_sync_ms":X,
  *      "converted":N,"refused":N,"first_errno":N,"claim":C,...}
  *     {"pgbench":CFG,...,"status":"n/a","reason":WHY}   no such mode here
  *     {"pgbench":CFG,...,"status":"error","reason":WHY} could not be run
@@ -85,6 +85,8 @@ static void ok_line(struct pgb *p, json_t *obj, const struct json_where *at)
 	p->dev_writes = jneed_num(obj, "dev_writes", at);
 	p->dev_bytes = jneed_num(obj, "dev_write_bytes", at);
 	p->dev_flushes = jneed_num(obj, "dev_flushes", at);
+	/* pcblk's REQ_ATOMIC writes: absent on another disk */
+	p->dev_atomics = jfield_num(obj, "dev_atomic_writes", at);
 	p->ckpt_write = jneed_num(obj, "ckpt_write_ms", at);
 	p->ckpt_sync = jneed_num(obj, "ckpt_sync_ms", at);
 	v = jneed_num(obj, "converted", at);

@@ -80,6 +80,7 @@ struct pgb {
 	int round;		/* the boot's round of scripts/compare */
 	double txns, tps, lat_avg, lat_p99, tps_cv;	/* ms, ms; cv NaN if none */
 	double wal_bytes, wal_fpi, dev_writes, dev_bytes, dev_flushes;
+	double dev_atomics;	/* REQ_ATOMIC writes, pgbench to the CHECKPOINT; NaN: unknown */
 	double ckpt_write, ckpt_sync;	/* ms */
 	unsigned long converted, refused;
 	int first_errno;

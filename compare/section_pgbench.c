@@ -54,6 +54,10 @@ static void pgb_row(FILE *out, const char *kernel, const char *cfg, const struct
 		fprintf(out, " x[%.2f..%.2f]", a->x_on.min, a->x_on.max);
 	fprintf(out, " cv %s fpi %s lib %s %lu/%lu\n", cv, num(a->fpi, b[11]),
 		a->lib_mode[0] ? a->lib_mode : "?", a->converted, a->refused);
+	if (a->atomics_converted)
+		fprintf(out, "%16s in place: %lu REQ_ATOMIC writes for %lu pages converted (%.0f %%)\n",
+			"", a->atomics, a->atomics_converted,
+			100.0 * a->atomics / a->atomics_converted);
 	if (a->refused)
 		fprintf(out, "%16s atomic claim VOID: %lu page writes refused (errno %d)\n", "",
 			a->refused, a->first_errno);
