@@ -300,6 +300,19 @@ int wt_sdebug_set_delay(const char *attr, long long v)
 	return ret;
 }
 
+long wt_inflight_writes(void)
+{
+	const char *disk = strrchr(atw_env()->disk, '/');
+	char path[128], buf[64];
+	long reads, writes;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/inflight",
+		 disk ? disk + 1 : atw_env()->disk);
+	if (kf_read(path, buf, sizeof(buf)) || sscanf(buf, "%ld %ld", &reads, &writes) != 2)
+		return -1;
+	return writes;
+}
+
 long long wt_sdebug_slow(long long ns, long long *saved_jdelay)
 {
 	long long ndelay = wt_sdebug_param("ndelay");

@@ -211,6 +211,9 @@ int wt_sdebug_set_delay(const char *attr, long long v);
  */
 long long wt_sdebug_slow(long long ns, long long *saved_jdelay);
 
+/* Writes in flight at the test disk (/sys/block/DISK/inflight), or -1. */
+long wt_inflight_writes(void);
+
 /* Puts back the delay wt_sdebug_slow() replaced; 0 or -errno. */
 int wt_sdebug_restore_delay(long long ndelay, long long jdelay);
 

@@ -26,6 +26,19 @@
  *     For write-throughs also submitted through io_uring, where the write
  *     completes asynchronously, without the iolock it held for its copy.
  *
+ *  a failed write-through beside a direct write in flight (write-through,
+ *     on a disk at 400 ms a command): block 0 of a file is shared with a
+ *     clone; an O_DIRECT write of it, submitted through io_uring, allocates
+ *     a CoW block and is writing it when a one-block atomic write-through
+ *     of the same block, which finds and uses that CoW block, fails at the
+ *     device (its WRITE ATOMIC(16) failed once, not retried: ENODATA; the
+ *     trace must show the direct write's command started before it and
+ *     ended after it, else the round is made again, up to four). The
+ *     direct write must return its length and the
+ *     block read its data after a dropped cache, as in either serial order
+ *     of the two: the failed write must not give back a CoW block that the
+ *     direct write still needs.
+ *
  * SKIP where no atomic unit of two blocks is advertised.
  *
  * usage: file_atomic_failed DIR
@@ -37,7 +50,9 @@
 
 #define G_OLD 1
 #define G_NEW 2
+#define G_DIO 3
 #define WRITES 8
+#define WRITE_ATOMIC_16 0x9c
 
 /* XFS_IOC_FREE_EOFBLOCKS (fs/xfs/libxfs/xfs_fs.h) */
 struct atw_xfs_eofblocks {
@@ -329,6 +344,144 @@ out:
 	free(buf);
 }
 
+#ifdef RWF_WRITETHROUGH
+/*
+ * In the trace of a round: did the direct write's command (a plain write of
+ * one block) start before the write-through's first (a WRITE ATOMIC(16) of
+ * one block), and end after the last of those?
+ */
+static bool direct_around(size_t bs)
+{
+	struct wt_trace *t = wt_tr();
+	int i, x = -1, a = -1, a_end = -1;
+
+	for (i = 0; i < t->n; i++) {
+		const struct wt_ev *e = &t->ev[i];
+
+		if (e->kind != WT_EV_START || !wt_tr_is_write(e) || e->bytes != bs)
+			continue;
+		if (e->cdblen && e->cdb[0] == WRITE_ATOMIC_16) {
+			if (a < 0)
+				a = i;
+			if (wt_tr_end(i) > a_end)
+				a_end = wt_tr_end(i);
+		} else if (!e->fua && x < 0) {
+			x = i;
+		}
+	}
+	if (x < 0 || a < 0 || x > a || wt_tr_end(x) < a_end) {
+		diag("round not counted: direct write's command at %d (ends %d), the "
+		     "write-through's at %d (ends %d)", x, x < 0 ? -1 : wt_tr_end(x), a, a_end);
+		return false;
+	}
+	return true;
+}
+
+/* One round: 1 counted (*ok), 0 not counted, -1 no reflink. */
+static int beside_direct_cow_once(const char *what, bool *ok)
+{
+	size_t bs = env->bs;
+	/*
+	 * The write-through's command, the only atomic one, of one block,
+	 * fails once and at once (not retried: -ENODATA), while the direct
+	 * write's is still in flight.
+	 */
+	struct wt_injected inj = { .opcode = WRITE_ATOMIC_16, .once = 1, .bytes = bs };
+	unsigned char *buf = atw_alloc(4 * bs), *dbuf = atw_alloc(bs), *wbuf = atw_alloc(bs);
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	ssize_t wret, dret;
+	int fd, dfd, cfd, i, armed, bad, counted = 1;
+
+	wt_pattern(buf, 4 * bs, 0, G_OLD);
+	fd = atw_env_open("failed_cow", O_TRUNC);
+	if (pwrite(fd, buf, 4 * bs, 0) != (ssize_t)(4 * bs) || fsync(fd))
+		tap_bail("%s: write: %s", what, strerror(errno));
+	cfd = atw_env_open("failed_cow_clone", O_TRUNC);
+	if (ioctl(cfd, FICLONE, fd)) {
+		diag("FICLONE: %s", strerror(errno));
+		counted = -1;
+		goto out;
+	}
+	dfd = atw_env_open("failed_cow", O_DIRECT);
+	wt_pattern(dbuf, bs, 0, G_DIO);
+	wt_pattern(wbuf, bs, 0, G_NEW);
+	if (io_uring_queue_init(4, &ring, 0))
+		tap_bail("io_uring_queue_init");
+	armed = wt_inject_arm(&inj);
+	if (armed)
+		tap_bail("%s: inject: %s", what, strerror(-armed));
+	/* what sync() sent out first is done, so a write in flight is the direct one */
+	for (i = 0; i < 10000 && wt_inflight_writes() > 0; i++)
+		usleep(500);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_write(sqe, dfd, dbuf, bs, 0);
+	if (io_uring_submit(&ring) != 1)
+		tap_bail("io_uring_submit");
+	for (i = 0; i < 10000 && wt_inflight_writes() < 1; i++)
+		usleep(500);
+	wret = atw_pwrite(fd, wbuf, bs, 0, RWF_ATOMIC | RWF_WRITETHROUGH);
+	if (io_uring_wait_cqe(&ring, &cqe))
+		tap_bail("io_uring_wait_cqe");
+	dret = cqe->res;
+	io_uring_cqe_seen(&ring, cqe);
+	io_uring_queue_exit(&ring);
+	wt_inject_done(&inj, 0, 0);
+	if (!inj.traced || !direct_around(bs)) {
+		counted = 0;
+		goto out_dfd;
+	}
+	wt_drop_caches();
+	if (pread(fd, buf, bs, 0) != (ssize_t)bs)
+		tap_bail("%s: read: %s", what, strerror(errno));
+	bad = wt_pattern_bad(buf, bs, 0, G_DIO);
+	*ok = wret == -ENODATA && inj.mine > 0 && dret == (ssize_t)bs && bad < 0;
+	if (!*ok)
+		diag("write-through %s (%d failed one-block WRITE ATOMIC(16)), direct write %s, "
+		     "the block reads %s after a dropped cache", atw_err(wret), inj.mine,
+		     atw_err(dret), bad < 0 ? "the direct write's data" :
+		     wt_pattern_bad(buf, bs, 0, G_OLD) < 0 ?
+		     "the old data: the direct write is lost" : "neither the old nor the new data");
+out_dfd:
+	close(dfd);
+out:
+	close(cfd);
+	close(fd);
+	free(buf);
+	free(dbuf);
+	free(wbuf);
+	return counted;
+}
+
+static void failed_beside_direct_cow(void)
+{
+	const char *what = "a failed atomic write-through of a shared block beside a direct "
+			   "write of it in flight";
+	long long ndelay, jdelay;
+	bool ok = false;
+	int k, r = 0, err;
+
+	ndelay = wt_sdebug_slow(400000000, &jdelay);
+	if (ndelay < 0) {
+		skip("scsi_debug's delay cannot be set", "%s", what);
+		return;
+	}
+	for (k = 0; k < 4 && !(r = beside_direct_cow_once(what, &ok)); k++)
+		;
+	err = wt_sdebug_restore_delay(ndelay, jdelay);
+	if (err)
+		tap_bail("restoring scsi_debug's delay: %s", strerror(-err));
+	if (r < 0)
+		skip("no reflink", "%s", what);
+	else if (!r)
+		check(false, "%s: no round counted in 4", what);
+	else
+		check(ok, "%s: the write-through fails at the device (ENODATA), the direct write "
+		      "returns its length, and the block reads its data after a dropped cache", what);
+}
+#endif
+
 static void run_path(const struct path_kind *k, uint8_t op)
 {
 	faulting_buffer(k, HOLE);
@@ -356,6 +509,7 @@ int main(int argc, char **argv)
 	if (env->lim.buf && env->lim.buf_max >= unit) {
 		run_path(&wthrough, op);
 		no_blocks_after_device_error(&wthrough_uring, op);
+		failed_beside_direct_cow();
 	} else
 		skip("no buffered atomic unit of two blocks advertised",
 		     "write-through: statx buffered unit max %u", env->lim.buf_max);

@@ -195,19 +195,6 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-/* Writes in flight at the device, from /sys/block/DISK/inflight. */
-static long inflight_writes(void)
-{
-	const char *disk = strrchr(env->disk, '/');
-	char path[128], buf[64];
-	long reads, writes;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/inflight", disk ? disk + 1 : env->disk);
-	if (kf_read(path, buf, sizeof(buf)) || sscanf(buf, "%ld %ld", &reads, &writes) != 2)
-		return -1;
-	return writes;
-}
-
 /* Reads the whole file into the page cache. */
 static void cache_file(int fd, size_t len)
 {
@@ -302,7 +289,7 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 		tap_bail("pthread_create");
 	while (!atomic_load(&r.wstarted))
 		;
-	for (i = 0; i < 10000 && (w = inflight_writes()) < 1; i++)
+	for (i = 0; i < 10000 && (w = wt_inflight_writes()) < 1; i++)
 		usleep(500);
 	if (what == R_QUEUED) {
 		/* the reader first, then the writer, each parked before the next */
