@@ -55,9 +55,10 @@
  *     would be lost. The same with an O_DIRECT write of the block (which
  *     waits for the range's writeback before it maps).
  *
- *   A round counts when the read began after the unit's command reached the
- *   device (a write that was in flight first may have been another one);
- *   up to TRIES rounds for one that counts.
+ *   A round counts when the read (or second write) began after the unit's
+ *   command reached the device (a write that was in flight first may have
+ *   been another one) and before it completed; up to TRIES rounds for one
+ *   that counts.
  *
  * SKIP where atomic write-throughs (or two-block units) are not advertised,
  * or scsi_debug's delay cannot be set.
@@ -353,10 +354,10 @@ static int round_once(int fd, int dio_fd, size_t unit, bool direct, enum what wh
 		free(rbuf);
 		return 1;
 	}
-	if (rs < s || !valid) {
+	if (rs < s || rs > d || !valid) {
 		if (valid)
-			diag("round not counted: the read began before the unit's command (%ld "
-			     "writes were in flight)", w);
+			diag("round not counted: the read began %s the unit's command (%ld "
+			     "writes were in flight)", rs < s ? "before" : "after", w);
 		free(rbuf);
 		return 0;
 	}
