@@ -469,20 +469,30 @@ static void rounds(int fd, int dio_fd, size_t unit, bool direct, enum what what,
 		      unit);
 }
 
+/*
+ * The file name holding old data from 0 to len, with [start, start + region)
+ * on one extent at a device address aligned to region.
+ */
+static int old_data_file(const char *name, off_t start, size_t region, size_t len)
+{
+	void *buf = atw_alloc(len);
+	bool aligned;
+	int fd = wt_aligned_file(name, 0, start, region, &aligned);
+
+	if (!aligned)
+		tap_bail("%s: no aligned extent in 32 attempts", name);
+	wt_pattern(buf, len, 0, G_OLD);
+	if (pwrite(fd, buf, len, 0) != (ssize_t)len || fsync(fd))
+		tap_bail("%s: write: %s", name, strerror(errno));
+	free(buf);
+	return fd;
+}
+
 /* A file of UNIT_OFF + REGION bytes of old data, the region on an aligned extent. */
 static int make_file(size_t max_unit, int *dio_fd, uint64_t *phys)
 {
-	size_t len = UNIT_OFF + REGION;
-	void *buf = atw_alloc(len);
-	bool aligned;
-	int fd = wt_aligned_file("inflight_read", 0, UNIT_OFF, REGION, &aligned);
+	int fd = old_data_file("inflight_read", UNIT_OFF, REGION, UNIT_OFF + REGION);
 
-	if (!aligned)
-		tap_bail("no file with an aligned unit in 32 attempts");
-	wt_pattern(buf, len, 0, G_OLD);
-	if (pwrite(fd, buf, len, 0) != (ssize_t)len || fsync(fd))
-		tap_bail("write: %s", strerror(errno));
-	free(buf);
 	if (wt_phys(fd, UNIT_OFF, phys) || *phys % max_unit)
 		tap_bail("the unit is not at an aligned device address");
 	*dio_fd = atw_env_open("inflight_read", O_DIRECT);
@@ -496,21 +506,11 @@ static int make_file(size_t max_unit, int *dio_fd, uint64_t *phys)
  */
 static int make_oop_file(void)
 {
+	size_t region = OOP_BLOCKS * (size_t)env->bs;
 	off_t start = UNIT_OFF - env->bs;
-	size_t len = start + OOP_BLOCKS * (size_t)env->bs;
-	void *buf = atw_alloc(len);
-	bool aligned;
-	int fd = wt_aligned_file("inflight_oop", 0, start, OOP_BLOCKS * (size_t)env->bs,
-				 &aligned);
 
-	if (!aligned)
-		tap_bail("no file with an aligned extent in 32 attempts");
-	wt_pattern(buf, len, 0, G_OLD);
-	if (pwrite(fd, buf, len, 0) != (ssize_t)len || fsync(fd))
-		tap_bail("write: %s", strerror(errno));
-	free(buf);
-	file_len = len;
-	return fd;
+	file_len = start + region;
+	return old_data_file("inflight_oop", start, region, file_len);
 }
 
 int main(int argc, char **argv)
